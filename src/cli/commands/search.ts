@@ -1,0 +1,44 @@
+/** `toolsearch search QUERY --catalog FILE [--engine E] [--limit N]` */
+import type { Command } from "commander";
+import { ToolIndex } from "../../indexes/tool-index.js";
+import { MAX_LIMIT, type ToolEngine } from "../../indexes/tool-index-options.js";
+import { truncateAtWord } from "../../text/truncate.js";
+import { parseInteger, printJson, printLines } from "../output.js";
+
+interface SearchFlags {
+  catalog: string;
+  engine: string;
+  limit: number;
+  json?: boolean;
+}
+
+export function registerSearch(program: Command): void {
+  program
+    .command("search")
+    .description("search a tool catalog")
+    .argument("<query>", "keywords (bm25) or a regular expression (regex)")
+    .requiredOption("-c, --catalog <file>", "tool catalog: JSON, {tools:[…]}, JSONL or YAML")
+    .option("-e, --engine <engine>", "bm25 or regex", "bm25")
+    .option("-l, --limit <n>", `number of results (1–${MAX_LIMIT})`, parseInteger("--limit", 1, MAX_LIMIT), 5)
+    .option("--json", "machine-readable output")
+    .action(async (query: string, flags: SearchFlags) => {
+      const index = await ToolIndex.fromFile(flags.catalog);
+      const results = await index.search(query, { engine: flags.engine as ToolEngine, limit: flags.limit });
+      if (flags.json) return printJson({ engine: flags.engine, query, results });
+      if (results.length === 0) return printLines(noMatch(index, query, flags.engine));
+      printLines(results.flatMap((r, i) => [
+        `${i + 1}. ${r.name}  (score ${r.score.toFixed(3)}${r.category ? `, ${r.category}` : ""})`,
+        ...(r.description ? [`   ${truncateAtWord(r.description, 200)}`] : []),
+      ]));
+    });
+}
+
+function noMatch(index: ToolIndex, query: string, engine: string): string[] {
+  const lines = [`No tool matched ${JSON.stringify(query)} (${engine}, ${index.size} tools).`];
+  const suggestions = engine === "regex" ? [] : index.suggest(query);
+  if (suggestions.length) lines.push(`Close terms and names: ${suggestions.join(", ")}`);
+  lines.push(engine === "regex"
+    ? "Try a looser pattern, such as one word, or alternatives joined with | (weather|forecast)."
+    : "Try fewer or more general words, or --engine regex with a pattern.");
+  return lines;
+}

@@ -1,0 +1,261 @@
+/**
+ * BM25F over any number of fields: an inverted index of analyzed terms, with a weight and a length normalization per
+ * field, and typo-tolerant lookup of terms that are not in the vocabulary. It ranks ids; it knows nothing of tools or
+ * documents.
+ *
+ * Scoring (Robertson & Zaragoza's BM25F): per term, the field frequencies are normalized by field length and summed
+ * with the field weights into one pseudo-frequency `tf~`, then saturated once:
+ *   score = Σ_t qtf · idf(t) · tf~ (k1 + 1) / (tf~ + k1),   tf~ = Σ_f w_f · tf_f / ((1 − b_f) + b_f · len_f / avglen_f)
+ *
+ * @example
+ * ```ts
+ * const index = new Bm25fIndex({ fields: [{ name: "title", weight: 2 }, { name: "body" }] });
+ * index.add("a", [["weather"], ["forecast", "rain"]]);
+ * index.search(["rain"], 5); // [{ id: "a", score: … }]
+ * ```
+ */
+import { type Expansion, type FuzzyOptions, FuzzyVocabulary } from "./fuzzy.js";
+import { type Ranked, topK } from "./top-k.js";
+
+/** One indexed field. */
+export interface FieldOptions {
+  name: string;
+  /** How much a match in this field counts (default 1). */
+  weight?: number;
+  /** Length normalization, 0 (none) to 1 (full) (default 0.75). */
+  b?: number;
+}
+
+/** Options of a BM25F index. */
+export interface Bm25fOptions {
+  fields: FieldOptions[];
+  /** Term-frequency saturation (default 1.2). */
+  k1?: number;
+  /** Typo tolerance for query terms missing from the vocabulary; `false` turns it off. */
+  fuzzy?: FuzzyOptions | false;
+  /**
+   * How much a fuzzy match counts relative to an exact one, per edit (default 0.4: one edit ×0.4, two ×0.16).
+   * Kept well below 1 so that an exact match on a term outranks a fuzzy match on an equally rare one.
+   */
+  fuzzyPenalty?: number;
+}
+
+/** A hit with the terms that produced it, for explanation and snippets. */
+export interface Bm25fHit extends Ranked {}
+
+interface Posting {
+  slots: number[];
+  /** Term frequency per field, packed into one integer per entry of `slots` (see `FieldPacking`). */
+  tfs: number[];
+  /** Cached pseudo-frequencies, valid while `version` equals the index's normalization version. */
+  pseudo?: Float64Array;
+  version: number;
+}
+
+/**
+ * Field frequencies packed into one 30-bit integer per posting: `bits` bits per field, each capped at `max`.
+ * The cap costs nothing in ranking (BM25 saturates long before it) and saves an array per posting.
+ */
+class FieldPacking {
+  readonly bits: number;
+  readonly max: number;
+  constructor(fieldCount: number) {
+    this.bits = Math.floor(30 / fieldCount);
+    if (this.bits < 2) throw new Error("Bm25fIndex supports at most 15 fields");
+    this.max = (1 << this.bits) - 1;
+  }
+  get(packed: number, field: number): number {
+    return (packed >>> (field * this.bits)) & this.max;
+  }
+  increment(packed: number, field: number): number {
+    return this.get(packed, field) === this.max ? packed : packed + (1 << (field * this.bits));
+  }
+}
+
+export class Bm25fIndex {
+  private readonly fields: Required<FieldOptions>[];
+  private readonly k1: number;
+  private readonly fuzzyPenalty: number;
+  private readonly packing: FieldPacking;
+  private readonly postings = new Map<string, Posting>();
+  private readonly vocabulary: FuzzyVocabulary | undefined;
+  private readonly slotOf = new Map<string, number>();
+  private ids: (string | undefined)[] = [];
+  private lengths: number[] = [];
+  private termsOf: (string[] | undefined)[] = [];
+  private freeSlots: number[] = [];
+  private totalLengths: number[];
+  private normVersion = 0;
+  private scores = new Float64Array(0);
+
+  constructor(options: Bm25fOptions) {
+    this.fields = options.fields.map((f) => ({ name: f.name, weight: f.weight ?? 1, b: f.b ?? 0.75 }));
+    this.k1 = options.k1 ?? 1.2;
+    this.fuzzyPenalty = options.fuzzyPenalty ?? 0.4;
+    this.vocabulary = options.fuzzy === false ? undefined : new FuzzyVocabulary(options.fuzzy);
+    this.totalLengths = this.fields.map(() => 0);
+    this.packing = new FieldPacking(this.fields.length);
+  }
+
+  /** Number of indexed ids. */
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  has(id: string): boolean {
+    return this.slotOf.has(id);
+  }
+
+  /** Whether a term (already analyzed) is in the vocabulary. */
+  hasTerm(term: string): boolean {
+    return this.postings.has(term);
+  }
+
+  /** Number of indexed ids that contain the term. */
+  documentFrequency(term: string): number {
+    return this.postings.get(term)?.slots.length ?? 0;
+  }
+
+  /** Vocabulary terms close to a term, nearest first (for suggestions and typo tolerance). */
+  nearTerms(term: string, maxDistance?: number): Expansion[] {
+    return this.vocabulary?.expand(term, maxDistance) ?? [];
+  }
+
+  /** Indexes `id` with one list of analyzed terms per field (in field order). Replaces an existing id. */
+  add(id: string, fieldTerms: string[][]): void {
+    if (fieldTerms.length !== this.fields.length) {
+      throw new Error(`Bm25fIndex.add: expected ${this.fields.length} fields, got ${fieldTerms.length}`);
+    }
+    if (this.slotOf.has(id)) this.remove(id);
+    const slot = this.freeSlots.pop() ?? this.ids.length;
+    this.ids[slot] = id;
+    this.slotOf.set(id, slot);
+    const n = this.fields.length;
+    const counts = new Map<string, number>();
+    fieldTerms.forEach((terms, f) => {
+      this.lengths[slot * n + f] = terms.length;
+      this.totalLengths[f] += terms.length;
+      for (const term of terms) counts.set(term, this.packing.increment(counts.get(term) ?? 0, f));
+    });
+    for (const [term, tf] of counts) this.addPosting(term, slot, tf);
+    this.termsOf[slot] = [...counts.keys()];
+    this.normVersion++;
+  }
+
+  /** Removes `id`; returns false when it was not indexed. Only the postings of its own terms are touched. */
+  remove(id: string): boolean {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return false;
+    const n = this.fields.length;
+    for (const term of this.termsOf[slot] ?? []) this.removePosting(term, slot);
+    for (let f = 0; f < n; f++) this.totalLengths[f] -= this.lengths[slot * n + f];
+    this.slotOf.delete(id);
+    this.ids[slot] = undefined;
+    this.termsOf[slot] = undefined;
+    this.freeSlots.push(slot);
+    this.normVersion++;
+    return true;
+  }
+
+  /**
+   * Ranks ids for analyzed query terms, best first, ties by id. Terms missing from the vocabulary are matched to
+   * near terms at a discount.
+   */
+  search(queryTerms: string[], limit: number, options: { fuzzy?: boolean } = {}): Bm25fHit[] {
+    const scores = this.scoreBuffer();
+    const touched: number[] = [];
+    for (const [term, count] of countTerms(queryTerms)) {
+      const posting = this.postings.get(term);
+      if (posting) this.accumulate(posting, count, scores, touched);
+      else if (options.fuzzy !== false) {
+        for (const near of this.nearTerms(term)) {
+          const weight = count * this.fuzzyPenalty ** near.distance;
+          this.accumulate(this.postings.get(near.term)!, weight, scores, touched);
+        }
+      }
+    }
+    const hits = topK(rankedOf(touched, scores, this.ids), limit);
+    for (const slot of touched) scores[slot] = 0;
+    return hits;
+  }
+
+  private scoreBuffer(): Float64Array {
+    if (this.scores.length < this.ids.length) this.scores = new Float64Array(Math.max(16, this.ids.length * 2));
+    return this.scores;
+  }
+
+  private accumulate(posting: Posting, weight: number, scores: Float64Array, touched: number[]): void {
+    const live = this.slotOf.size;
+    const df = posting.slots.length;
+    const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
+    const pseudo = this.pseudoFrequencies(posting);
+    const k1 = this.k1;
+    const factor = weight * idf * (k1 + 1);
+    const slots = posting.slots;
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i];
+      if (scores[slot] === 0) touched.push(slot);
+      const tf = pseudo[i];
+      scores[slot] += (factor * tf) / (tf + k1);
+    }
+  }
+
+  /** The weighted, length-normalized frequency of the term in each of its ids, cached until lengths change. */
+  private pseudoFrequencies(posting: Posting): Float64Array {
+    if (posting.pseudo && posting.version === this.normVersion) return posting.pseudo;
+    const n = this.fields.length;
+    const live = Math.max(1, this.slotOf.size);
+    const norms = this.fields.map((f, i) => ({ w: f.weight, b: f.b, avg: this.totalLengths[i] / live || 1 }));
+    const pseudo = new Float64Array(posting.slots.length);
+    for (let i = 0; i < posting.slots.length; i++) {
+      const slot = posting.slots[i];
+      const packed = posting.tfs[i];
+      let sum = 0;
+      for (let f = 0; f < n; f++) {
+        const tf = this.packing.get(packed, f);
+        if (tf === 0) continue;
+        const { w, b, avg } = norms[f];
+        sum += (w * tf) / (1 - b + (b * this.lengths[slot * n + f]) / avg);
+      }
+      pseudo[i] = sum;
+    }
+    posting.pseudo = pseudo;
+    posting.version = this.normVersion;
+    return pseudo;
+  }
+
+  private addPosting(term: string, slot: number, tf: number): void {
+    let posting = this.postings.get(term);
+    if (!posting) {
+      this.postings.set(term, (posting = { slots: [], tfs: [], version: -1 }));
+      this.vocabulary?.add(term);
+    }
+    posting.slots.push(slot);
+    posting.tfs.push(tf);
+    posting.pseudo = undefined;
+  }
+
+  private removePosting(term: string, slot: number): void {
+    const posting = this.postings.get(term);
+    if (!posting) return;
+    const at = posting.slots.indexOf(slot);
+    if (at < 0) return;
+    posting.slots.splice(at, 1);
+    posting.tfs.splice(at, 1);
+    posting.pseudo = undefined;
+    if (posting.slots.length === 0) {
+      this.postings.delete(term);
+      this.vocabulary?.delete(term);
+    }
+  }
+}
+
+function countTerms(terms: string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
+}
+
+function* rankedOf(slots: number[], scores: Float64Array, ids: (string | undefined)[]): Iterable<Ranked> {
+  for (const slot of slots) yield { id: ids[slot]!, score: scores[slot] };
+}

@@ -1,0 +1,25 @@
+/**
+ * toolsearch: search, then load. The public API.
+ *
+ * @example
+ * ```ts
+ * import { ToolIndex } from "toolsearch";
+ * const tools = await ToolIndex.fromFile("catalog.json");
+ * const hits = await tools.search("check stock", { engine: "bm25", limit: 5 });
+ * ```
+ */
+export { ToolIndex, checkLimit } from "./indexes/tool-index.js";
+export type { ToolEngine, ToolHit, ToolIndexOptions, ToolSearchOptions, ToolBm25Options, FieldWeight } from "./indexes/tool-index-options.js";
+export { DEFAULT_TOOL_BM25 } from "./indexes/tool-index-options.js";
+export type { AnthropicTool, JsonSchema, Tool, ToolShape } from "./catalog/tool.js";
+export { loadCatalogFile, normalizeTools } from "./catalog/load.js";
+export { toMcp, toOpenAiChat } from "./catalog/shapes.js";
+export { TOOL_NAME_PATTERN } from "./catalog/validate.js";
+export { ErrorCodes, ToolsearchError } from "./errors.js";
+export type { ErrorCode, Problem } from "./errors.js";
+export { type Analyzer, type AnalyzerOptions, createAnalyzer } from "./text/analyzer.js";
+export { Bm25fIndex, type Bm25fOptions, type FieldOptions } from "./engines/bm25f.js";
+export { RegexIndex, compilePattern, MAX_PATTERN_LENGTH } from "./engines/regex.js";
+export { type Ranked, topK } from "./engines/top-k.js";
+export { evaluate, type EvalReport, type EngineReport, type Searcher } from "./eval/runner.js";
+export { loadQueries, type LabelledQuery } from "./eval/queries.js";

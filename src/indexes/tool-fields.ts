@@ -1,0 +1,63 @@
+/**
+ * What of a tool is searched: the fields of SPEC §2 as plain texts, in one fixed order shared by the BM25F engine,
+ * the regex engine and the field weights.
+ */
+import type { JsonSchema, Tool } from "../catalog/tool.js";
+
+/** The searchable texts of a tool, one entry per field. */
+export interface ToolTexts {
+  name: string;
+  description: string;
+  paramNames: string;
+  paramDescriptions: string;
+  enumValues: string;
+  category: string;
+}
+
+export const TOOL_FIELDS = ["name", "description", "paramNames", "paramDescriptions", "enumValues", "category"] as const;
+
+interface Collected {
+  names: string[];
+  descriptions: string[];
+  enums: string[];
+}
+
+const NESTED_KEYS = ["items", "additionalProperties", "anyOf", "oneOf", "allOf"] as const;
+
+/** Walks a schema's properties (nested objects, arrays and unions included) up to a few levels deep. */
+function collect(schema: unknown, out: Collected, depth: number): void {
+  if (depth > 4 || typeof schema !== "object" || schema === null) return;
+  if (Array.isArray(schema)) return schema.forEach((s) => collect(s, out, depth));
+  const node = schema as JsonSchema;
+  if (typeof node.description === "string" && depth > 0) out.descriptions.push(node.description);
+  if (Array.isArray(node.enum)) out.enums.push(...node.enum.filter((v) => typeof v === "string" || typeof v === "number").map(String));
+  if (typeof node.const === "string") out.enums.push(node.const);
+  const properties = node.properties;
+  if (typeof properties === "object" && properties !== null) {
+    for (const [name, child] of Object.entries(properties as Record<string, unknown>)) {
+      out.names.push(name);
+      collect(child, out, depth + 1);
+    }
+  }
+  for (const key of NESTED_KEYS) if (node[key] !== undefined) collect(node[key], out, depth + 1);
+}
+
+/** The searchable texts of a tool. */
+export function toolTexts(tool: Tool): ToolTexts {
+  const out: Collected = { names: [], descriptions: [], enums: [] };
+  collect(tool.inputSchema, out, 0);
+  return {
+    name: tool.title ? `${tool.name} ${tool.title}` : tool.name,
+    description: tool.description,
+    paramNames: out.names.join(" "),
+    paramDescriptions: out.descriptions.join("\n"),
+    enumValues: out.enums.join(" "),
+    category: tool.category ?? "",
+  };
+}
+
+/** The texts the regex engine searches, in ranking order: name, description, parameters (names and descriptions). */
+export function regexFields(tool: Tool, texts: ToolTexts): string[] {
+  const params = [texts.paramNames, texts.paramDescriptions].filter(Boolean).join("\n");
+  return [tool.name, texts.description, params];
+}

@@ -1,0 +1,172 @@
+/**
+ * `ToolIndex`: a searchable tool catalog. Tools are loaded and validated (catalog/), their texts analyzed (text/),
+ * indexed by the BM25F and regex engines (engines/), and hits shaped into results.
+ *
+ * @example
+ * ```ts
+ * const tools = await ToolIndex.fromFile("catalog.json");
+ * const hits = await tools.search("weather in Paris", { limit: 3 }); // [{ name: "get_weather", score, description }]
+ * tools.describe("get_weather"); // { name, description, input_schema } exactly as given
+ * ```
+ */
+import { loadCatalogFile, normalizeTools } from "../catalog/load.js";
+import type { AnthropicTool, Tool } from "../catalog/tool.js";
+import { checkItem } from "../catalog/validate.js";
+import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
+import { Bm25fIndex } from "../engines/bm25f.js";
+import { RegexIndex } from "../engines/regex.js";
+import type { Ranked } from "../engines/top-k.js";
+import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
+import { closestNames } from "../text/suggest.js";
+import { truncateAtWord } from "../text/truncate.js";
+import { regexFields, TOOL_FIELDS, toolTexts } from "./tool-fields.js";
+import {
+  DEFAULT_LIMIT, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
+  type ToolHit, type ToolIndexOptions, type ToolSearchOptions,
+} from "./tool-index-options.js";
+
+export class ToolIndex {
+  readonly analyzer: Analyzer;
+  private readonly tools = new Map<string, Tool>();
+  private readonly bm25: Bm25fIndex;
+  private readonly regex = new RegexIndex(3);
+
+  constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
+    this.analyzer = createAnalyzer(options.analyzer);
+    const bm25 = options.bm25 ?? {};
+    this.bm25 = new Bm25fIndex({
+      k1: bm25.k1 ?? DEFAULT_TOOL_BM25.k1,
+      fields: TOOL_FIELDS.map((name) => ({ name, ...DEFAULT_TOOL_BM25.fields[name], ...bm25.fields?.[name] })),
+      fuzzy: bm25.fuzzy,
+    });
+    for (const tool of tools) this.index(tool);
+  }
+
+  /** Loads a catalog file (JSON, `{tools:[…]}`, JSONL or YAML; any tool shape). Refuses a bad file whole. */
+  static async fromFile(path: string, options?: ToolIndexOptions): Promise<ToolIndex> {
+    return new ToolIndex(loadCatalogFile(path), options);
+  }
+
+  /** Builds an index from tools in any supported shape, validated as a catalog file would be. */
+  static async fromTools(tools: unknown[], options?: ToolIndexOptions): Promise<ToolIndex> {
+    return new ToolIndex(normalizeTools(tools), options);
+  }
+
+  /** Number of tools. */
+  get size(): number {
+    return this.tools.size;
+  }
+
+  /** All tool names, in catalog order. */
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /** The internal tool (with category and extras), or undefined. */
+  get(name: string): Tool | undefined {
+    return this.tools.get(name);
+  }
+
+  /** Every tool, in catalog order. */
+  list(): Tool[] {
+    return [...this.tools.values()];
+  }
+
+  /** The tool in Anthropic shape exactly as given (no invented fields; `category` and other extras left out). */
+  describe(name: string): AnthropicTool | undefined {
+    const tool = this.tools.get(name);
+    return tool ? structuredClone(tool.definition) : undefined;
+  }
+
+  /** Like `describe`, but an unknown name throws `unknown_tool` with the closest names as suggestions. */
+  require(name: string): Tool {
+    const tool = this.tools.get(name);
+    if (!tool) throw unknownName("unknown_tool", name, this.closestNames(name));
+    return tool;
+  }
+
+  /** Names close to `name`, closest first. */
+  closestNames(name: string, max = 3): string[] {
+    return closestNames(name, this.tools.keys(), max);
+  }
+
+  /** Adds one tool (any shape); throws `tool_invalid` for a bad tool or a name already present. */
+  add(tool: unknown): void {
+    const checked = this.check(tool);
+    if (this.tools.has(checked.name)) {
+      throw new ToolsearchError("tool_invalid", `Tool ${JSON.stringify(checked.name)} is already in the index: use replace() to change it.`);
+    }
+    this.index(checked);
+  }
+
+  /** Replaces the tool of the same name, or adds it when absent. Only that tool is re-indexed. */
+  replace(tool: unknown): void {
+    this.index(this.check(tool));
+  }
+
+  /** Removes a tool; returns false when there was none by that name. */
+  remove(name: string): boolean {
+    if (!this.tools.delete(name)) return false;
+    this.bm25.remove(name);
+    this.regex.remove(name);
+    return true;
+  }
+
+  /** Searches the catalog; see `ToolSearchOptions`. */
+  async search(query: string, options: ToolSearchOptions = {}): Promise<ToolHit[]> {
+    return this.searchSync(query, options);
+  }
+
+  /** `search` without the promise, for the engines that need no I/O (`bm25`, `regex`). */
+  searchSync(query: string, options: ToolSearchOptions = {}): ToolHit[] {
+    const limit = checkLimit(options.limit);
+    const engine = options.engine ?? "bm25";
+    let ranked: Ranked[];
+    if (engine === "bm25") ranked = this.bm25.search(this.analyzer.analyze(query), limit, { fuzzy: options.fuzzy });
+    else if (engine === "regex") ranked = this.regex.search(query, limit);
+    else throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)}: use bm25 or regex.`);
+    return ranked.map((hit) => this.toHit(hit));
+  }
+
+  /**
+   * Words worth suggesting when a query finds nothing: close tool names, and vocabulary terms near the query's
+   * words.
+   */
+  suggest(query: string, max = 5): string[] {
+    const names = this.closestNames(query.trim().replace(/\s+/g, "_"), max);
+    const terms = this.analyzer.analyze(query).flatMap((t) => this.bm25.nearTerms(t, 2).map((e) => e.term));
+    return [...new Set([...names, ...terms])].slice(0, max);
+  }
+
+  private toHit(hit: Ranked): ToolHit {
+    const tool = this.tools.get(hit.id)!;
+    const out: ToolHit = { name: tool.name, score: hit.score, description: truncateAtWord(tool.description, DESCRIPTION_PREVIEW_CHARS) };
+    if (tool.category !== undefined) out.category = tool.category;
+    return out;
+  }
+
+  private check(tool: unknown): Tool {
+    const checked = checkItem(tool, this.tools.size, "tool");
+    if (!checked.tool) {
+      const p = checked.problems[0];
+      throw new ToolsearchError("tool_invalid", `${describeLocation({ name: p.name })}: ${p.message}`.replace(/^: /, ""), { problems: checked.problems });
+    }
+    return checked.tool;
+  }
+
+  private index(tool: Tool): void {
+    const texts = toolTexts(tool);
+    this.tools.set(tool.name, tool);
+    this.bm25.add(tool.name, TOOL_FIELDS.map((field) => this.analyzer.analyze(texts[field])));
+    this.regex.add({ id: tool.name, fields: regexFields(tool, texts) });
+  }
+}
+
+/** Validates a result limit (1–50, default 5). */
+export function checkLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new ToolsearchError("invalid_option", `limit must be a whole number from 1 to ${MAX_LIMIT} (got ${limit}).`);
+  }
+  return limit;
+}

@@ -1,0 +1,4 @@
+/** Unicode normalization (NFKC): full-width letters, ligatures and compatibility forms become their plain forms. */
+export function normalizeUnicode(text: string): string {
+  return text.normalize("NFKC");
+}

@@ -1,0 +1,28 @@
+import { stem as porter2 } from "porter2";
+import type { Token } from "../token.js";
+
+/** Stems are memoized across every analyzer of the process: the same words recur in every catalog and query. */
+const memo = new Map<string, string>();
+const MEMO_LIMIT = 500_000;
+
+/**
+ * Stems one English word with Porter2 (Snowball's English algorithm, `porter2` package). Porter2 is chosen over the
+ * original Porter stemmer because it works inside R1/R2 regions and so leaves short non-English syllables alone
+ * (Vietnamese `lay`, `day`, `tuy` stay as they are, where Porter makes them `lai`, `dai`, `tui`).
+ */
+export function stemWord(word: string): string {
+  let stemmed = memo.get(word);
+  if (stemmed === undefined) {
+    stemmed = word.length > 3 && !/\d/.test(word) ? porter2(word) : word;
+    if (memo.size < MEMO_LIMIT) memo.set(word, stemmed);
+  }
+  return stemmed;
+}
+
+/** Builds the filter that stems every token but the joined forms of identifiers. */
+export function stemEnglish() {
+  return (tokens: Token[]): Token[] => {
+    for (const t of tokens) if (!t.keyword) t.text = stemWord(t.text);
+    return tokens;
+  };
+}
