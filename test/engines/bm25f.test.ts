@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Bm25fIndex } from "../../src/engines/bm25f.js";
+
+const fields = [{ name: "title", weight: 3, b: 0.5 }, { name: "body", weight: 1 }];
+const docs: Record<string, string[][]> = {
+  weather: [["weather"], ["current", "weather", "temperature", "city"]],
+  forecast: [["forecast"], ["weather", "forecast", "rain", "tomorrow"]],
+  stock: [["stock", "price"], ["latest", "stock", "price", "ticker"]],
+  news: [["news"], ["company", "news", "articles", "stock"]],
+};
+
+function build(ids = Object.keys(docs)) {
+  const index = new Bm25fIndex({ fields });
+  for (const id of ids) index.add(id, docs[id]);
+  return index;
+}
+
+describe("Bm25fIndex", () => {
+  it("ranks a title match above a body-only match", () => {
+    const hits = build().search(["stock"], 5);
+    assert.deepEqual(hits.map((h) => h.id), ["stock", "news"]);
+    assert.ok(hits[0].score > hits[1].score);
+  });
+
+  it("breaks equal scores by id", () => {
+    const index = new Bm25fIndex({ fields });
+    for (const id of ["c", "a", "b"]) index.add(id, [["same"], ["text"]]);
+    assert.deepEqual(index.search(["same"], 5).map((h) => h.id), ["a", "b", "c"]);
+  });
+
+  it("add, remove and replace leave the same index as a fresh build", () => {
+    const incremental = build();
+    incremental.remove("news");
+    incremental.add("extra", [["news"], ["other"]]);
+    incremental.add("extra", docs.news); // replace
+    const fresh = new Bm25fIndex({ fields });
+    for (const id of ["weather", "forecast", "stock"]) fresh.add(id, docs[id]);
+    fresh.add("extra", docs.news);
+    for (const q of [["stock"], ["weather", "rain"], ["news", "company"], ["other"]]) {
+      assert.deepEqual(incremental.search(q, 10), fresh.search(q, 10), q.join(" "));
+    }
+    assert.equal(incremental.remove("missing"), false);
+    assert.equal(incremental.size, 4);
+  });
+
+  it("matches a misspelt term to near vocabulary terms, below any exact match", () => {
+    const index = build();
+    assert.deepEqual(index.search(["wether"], 5).map((h) => h.id), ["weather", "forecast"]);
+    const exact = index.search(["weather"], 1)[0].score;
+    const fuzzy = index.search(["wether"], 1)[0].score;
+    assert.ok(fuzzy < exact);
+    assert.deepEqual(index.search(["wether"], 5, { fuzzy: false }), []);
+    assert.equal(new Bm25fIndex({ fields, fuzzy: false }).search(["wether"], 5).length, 0);
+  });
+
+  it("an exact match on a rare term outranks a fuzzy match on an equally rare one", () => {
+    const index = new Bm25fIndex({ fields });
+    index.add("exact", [["alpha"], ["zebra"]]);
+    index.add("fuzzy", [["alpha"], ["zebras"]]);
+    index.add("filler", [["beta"], ["other"]]);
+    // "zebra" is in the vocabulary: only exact matches count for it.
+    assert.deepEqual(index.search(["zebra"], 5).map((h) => h.id), ["exact"]);
+    // "zebrra" is not: both near terms match, each at a discount.
+    const hits = index.search(["zebrra"], 5);
+    assert.equal(hits[0].id, "exact");
+    assert.ok(hits[0].score < index.search(["zebra"], 1)[0].score);
+  });
+
+  it("rejects a document with the wrong number of fields", () => {
+    assert.throws(() => build().add("bad", [["x"]]), /expected 2 fields/);
+  });
+});

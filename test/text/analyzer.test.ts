@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createAnalyzer } from "../../src/text/analyzer.js";
+import { foldText } from "../../src/text/filters/fold-diacritics.js";
+import { splitIdentifiers } from "../../src/text/filters/split-identifiers.js";
+import { tokenize } from "../../src/text/filters/tokenize.js";
+
+const split = (text: string) => splitIdentifiers(tokenize(text)).map((t) => (t.keyword ? `[${t.text}]` : t.text));
+
+describe("identifier splitting", () => {
+  it("splits snake, camel, kebab and dotted identifiers and keeps the joined form", () => {
+    assert.deepEqual(split("get_stock_level"), ["get", "stock", "level", "[getstocklevel]"]);
+    assert.deepEqual(split("getStockLevel"), ["get", "Stock", "Level", "[getStockLevel]"]);
+    assert.deepEqual(split("HTTPServer2Config"), ["HTTP", "Server", "2", "Config", "[HTTPServer2Config]"]);
+    assert.deepEqual(split("stock-level"), ["stock", "level", "[stocklevel]"]);
+    assert.deepEqual(split("orders.v2.list"), ["orders", "v2", "2", "list", "[ordersv2list]"]);
+  });
+
+  it("leaves plain words alone and drops lone letters", () => {
+    assert.deepEqual(split("Weather in Paris"), ["Weather", "in", "Paris"]);
+    assert.deepEqual(split("API's"), ["API"]);
+  });
+});
+
+describe("analyzer", () => {
+  const analyzer = createAnalyzer();
+
+  it("gives every spelling of an identifier the same terms", () => {
+    const forms = ["get_stock_level", "getStockLevel", "get-stock-level", "GetStockLevel"].map((s) => analyzer.analyze(s));
+    for (const terms of forms) assert.deepEqual(terms, ["get", "stock", "level", "getstocklevel"]);
+  });
+
+  it("folds diacritics, Vietnamese included", () => {
+    assert.equal(foldText("lấy thông tin khách hàng"), "lay thong tin khach hang");
+    assert.equal(foldText("đơn hàng đã giao"), "don hang da giao");
+    assert.deepEqual(analyzer.analyze("Lấy thông tin khách hàng"), analyzer.analyze("Lay thong tin khach hang"));
+    assert.deepEqual(analyzer.analyze("Crème BRÛLÉE straße"), ["creme", "brule", "strass"]);
+  });
+
+  it("does not let the English stemmer mangle short non-English words", () => {
+    assert.deepEqual(analyzer.analyze("lay day tuy quy nhieu khoe"), ["lay", "day", "tuy", "quy", "nhieu", "khoe"]);
+  });
+
+  it("stems English, drops stopwords but keeps tool verbs, keeps numbers", () => {
+    assert.deepEqual(analyzer.analyze("Get the running forecasts for 2024"), ["get", "run", "forecast", "2024"]);
+  });
+
+  it("normalizes compatibility characters (full-width letters)", () => {
+    assert.deepEqual(analyzer.analyze("ｗｅａｔｈｅｒ"), ["weather"]);
+  });
+
+  it("is configurable: stemming and stopwords can be turned off", () => {
+    const raw = createAnalyzer({ stem: false, stopwords: false });
+    assert.deepEqual(raw.analyze("the running dogs"), ["the", "running", "dogs"]);
+  });
+
+  it("runs extra filters on the whole stream", () => {
+    const dropCity = createAnalyzer({ filters: [(tokens) => tokens.filter((t) => t.text !== "weather")] });
+    assert.deepEqual(dropCity.analyze("weather forecast"), ["forecast"]);
+  });
+});
