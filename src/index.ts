@@ -23,3 +23,16 @@ export { RegexIndex, compilePattern, MAX_PATTERN_LENGTH } from "./engines/regex.
 export { type Ranked, topK } from "./engines/top-k.js";
 export { evaluate, type EvalReport, type EngineReport, type Searcher } from "./eval/runner.js";
 export { loadQueries, type LabelledQuery } from "./eval/queries.js";
+export { DocumentIndex } from "./indexes/document-index.js";
+export type {
+  DocumentBm25Options, DocumentEngine, DocumentHit, DocumentIndexOptions, DocumentPage, DocumentSearchOptions,
+  PassageScoring, ReadOptions,
+} from "./indexes/document-index-options.js";
+export { DEFAULT_DOCUMENT_BM25, DEFAULT_PASSAGE_SCORING, DOCUMENT_ENGINES } from "./indexes/document-index-options.js";
+export { type Document, checkDocuments, loadDocuments } from "./catalog/documents.js";
+export { type Passage, type PassageOptions, splitPassages } from "./text/passages.js";
+export { makeSnippet, type Snippet, type SnippetOptions } from "./text/snippet.js";
+export {
+  docsToolDefinitions, handleDocsTool, handleReadDoc, handleSearchDocs, noMatchGuidance, READ_DOC, SEARCH_DOCS,
+  type DocsResultFormat, type DocsToolResult, type DocsToolsOptions, type SearchResultBlock, type TextBlock,
+} from "./metatools/docs-tools.js";

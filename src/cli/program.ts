@@ -1,6 +1,7 @@
 /** The `toolsearch` command: commander wiring; each command lives in its own file under commands/. */
 import { Command, CommanderError } from "commander";
 import { registerDescribe } from "./commands/describe.js";
+import { registerDocs } from "./commands/docs.js";
 import { registerEval } from "./commands/eval.js";
 import { registerSearch } from "./commands/search.js";
 import { EXIT, reportError, UsageError } from "./output.js";
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   registerSearch(program);
   registerDescribe(program);
   registerEval(program);
+  registerDocs(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -1,0 +1,20 @@
+/** `toolsearch eval --docs PATH`: one searcher per document engine, each ranking the top 10 document ids. */
+import { DocumentIndex } from "../../indexes/document-index.js";
+import { DOCUMENT_ENGINES, type DocumentEngine } from "../../indexes/document-index-options.js";
+import type { Searcher } from "../../eval/runner.js";
+import { UsageError } from "../output.js";
+import type { SearcherFactory } from "./eval.js";
+
+export const docsSearchers: SearcherFactory = async (engines, flags) => {
+  for (const engine of engines) {
+    if (!DOCUMENT_ENGINES.includes(engine as DocumentEngine)) {
+      throw new UsageError(`unknown engine ${JSON.stringify(engine)} for documents: use ${DOCUMENT_ENGINES.join(", ")}`);
+    }
+  }
+  const index = await DocumentIndex.fromFile(flags.docs!);
+  const searchers: Record<string, Searcher> = {};
+  for (const engine of engines as DocumentEngine[]) {
+    searchers[engine] = async (q) => (await index.search(q, { engine, limit: 10 })).map((h) => h.id);
+  }
+  return { known: (id) => index.get(id) !== undefined, searchers };
+};

@@ -1,0 +1,104 @@
+/** Options and result types of a `DocumentIndex`, one small type per concept. */
+import type { FuzzyOptions } from "../engines/fuzzy.js";
+import type { AnalyzerOptions } from "../text/analyzer.js";
+import type { PassageOptions } from "../text/passages.js";
+import type { FieldWeight } from "./tool-index-options.js";
+
+/** BM25F parameters for documents (fields: title, body). */
+export interface DocumentBm25Options {
+  k1?: number;
+  title?: Partial<FieldWeight>;
+  body?: Partial<FieldWeight>;
+  /** Typo tolerance, or `false` to match exact terms only. */
+  fuzzy?: FuzzyOptions | false;
+}
+
+/**
+ * Defaults (see docs/documents.md for the measurements): a title word counts three times a body word, as in most
+ * help-center search; titles are short, so their length normalization is mild.
+ */
+export const DEFAULT_DOCUMENT_BM25 = {
+  k1: 1.2,
+  title: { weight: 3, b: 0.5 },
+  body: { weight: 1, b: 0.75 },
+} as const satisfies DocumentBm25Options;
+
+/**
+ * How passage scores make a document's score: the best passage counts fully, the next ones by `decay`, `decay²` …
+ * (up to `passages` of them). With the default `decay` 0 a document scores by its best passage alone: on StackFAQ
+ * a decay helped with short passages and hurt with long ones (docs/documents.md), so it is off unless asked for.
+ */
+export interface PassageScoring {
+  /** Weight of the second-best passage relative to the best (0 = best passage only, the default). */
+  decay?: number;
+  /** How many of a document's best passages count (default 3). */
+  passages?: number;
+}
+
+export const DEFAULT_PASSAGE_SCORING: Required<PassageScoring> = { decay: 0, passages: 3 };
+
+/** Options of a `DocumentIndex`. */
+export interface DocumentIndexOptions {
+  analyzer?: AnalyzerOptions;
+  bm25?: DocumentBm25Options;
+  /** How long documents are cut into passages for scoring. */
+  passages?: PassageOptions;
+  /** How passage scores combine into a document score. */
+  scoring?: PassageScoring;
+  /** Longest snippet (default 240, SPEC §4). */
+  snippetChars?: number;
+}
+
+/**
+ * The engines a `DocumentIndex` answers with. Engine dispatch lives in one place: `DocumentIndex.rankPassages`.
+ */
+export type DocumentEngine = "bm25";
+
+export const DOCUMENT_ENGINES: readonly DocumentEngine[] = ["bm25"];
+
+/** Options of one search. */
+export interface DocumentSearchOptions {
+  /** Default `bm25`. */
+  engine?: DocumentEngine;
+  /** Number of documents, 1–50 (default 5). */
+  limit?: number;
+  /** Typo tolerance for this search (default on; `bm25` only). */
+  fuzzy?: boolean;
+}
+
+/** One search result: a preview to decide whether to read the document. */
+export interface DocumentHit {
+  id: string;
+  title: string;
+  score: number;
+  /** At most 240 characters, starting near the first matching word of the best passage. */
+  snippet: string;
+  /** Where the snippet starts in the document's text: `read(id, { offset })` continues from there. */
+  offset: number;
+  url?: string;
+}
+
+/** Options of `read`. */
+export interface ReadOptions {
+  /** Where to start, in characters (UTF-16 code units, as JSON counts them; default 0). */
+  offset?: number;
+  /** Most characters to return (default 4000). */
+  maxChars?: number;
+}
+
+/** One page of a document. Pages are contiguous: joining them in order gives the whole text. */
+export interface DocumentPage {
+  id: string;
+  title: string;
+  text: string;
+  /** Where `text` starts in the document. */
+  offset: number;
+  /** The document's length, in the same units. */
+  total_chars: number;
+  /** Where the next page starts; absent on the last page. */
+  next_offset?: number;
+  url?: string;
+}
+
+export const DEFAULT_READ_CHARS = 4000;
+export const MAX_READ_CHARS = 1_000_000;

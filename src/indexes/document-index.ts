@@ -1,0 +1,272 @@
+/**
+ * `DocumentIndex`: a searchable knowledge base for the "search, then read" pattern. Documents are loaded and checked
+ * (catalog/documents.ts), cut into passages (text/passages.ts), and every passage is indexed by the BM25F engine with
+ * two fields, the document's title and the passage's text. A document scores by its best passages, so a match deep
+ * inside a long article is found, and its snippet is cut from the best passage, near the first matching word.
+ *
+ * @example
+ * ```ts
+ * const docs = await DocumentIndex.fromFile("kb.jsonl");
+ * await docs.search("refund", { limit: 5 });            // [{ id: "kb-refunds", title, score, snippet, offset }]
+ * docs.read("kb-refunds", { offset: 0, maxChars: 4000 }); // { id, title, text, offset, total_chars }
+ * ```
+ */
+import { checkDocument, checkDocuments, type Document, loadDocuments } from "../catalog/documents.js";
+import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
+import { Bm25fIndex } from "../engines/bm25f.js";
+import { compareRanked, type Ranked } from "../engines/top-k.js";
+import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
+import { type Passage, safeCut, splitPassages } from "../text/passages.js";
+import { makeSnippet, SNIPPET_CHARS } from "../text/snippet.js";
+import { closestNames } from "../text/suggest.js";
+import {
+  DEFAULT_DOCUMENT_BM25, DEFAULT_PASSAGE_SCORING, DEFAULT_READ_CHARS, DOCUMENT_ENGINES, MAX_READ_CHARS,
+  type DocumentEngine, type DocumentHit, type DocumentIndexOptions, type DocumentPage, type DocumentSearchOptions,
+  type PassageScoring, type ReadOptions,
+} from "./document-index-options.js";
+import { checkLimit } from "./tool-index.js";
+
+/** A document with its passages. */
+interface IndexedDocument {
+  doc: Document;
+  passages: Passage[];
+}
+
+/** Which document and which of its passages an engine id stands for. */
+interface PassageRef {
+  docId: string;
+  n: number;
+}
+
+/** A document ranked by its passages, with the passage that scored best. */
+interface RankedDocument extends Ranked {
+  best: number;
+}
+
+export class DocumentIndex {
+  readonly analyzer: Analyzer;
+  private readonly documents = new Map<string, IndexedDocument>();
+  private readonly owners = new Map<string, PassageRef>();
+  private readonly bm25: Bm25fIndex;
+  private readonly options: DocumentIndexOptions;
+  private readonly scoring: Required<PassageScoring>;
+
+  constructor(documents: Document[] = [], options: DocumentIndexOptions = {}) {
+    this.options = options;
+    this.analyzer = createAnalyzer(options.analyzer);
+    this.scoring = { ...DEFAULT_PASSAGE_SCORING, ...options.scoring };
+    const bm25 = options.bm25 ?? {};
+    this.bm25 = new Bm25fIndex({
+      k1: bm25.k1 ?? DEFAULT_DOCUMENT_BM25.k1,
+      fields: [
+        { name: "title", ...DEFAULT_DOCUMENT_BM25.title, ...bm25.title },
+        { name: "body", ...DEFAULT_DOCUMENT_BM25.body, ...bm25.body },
+      ],
+      fuzzy: bm25.fuzzy,
+    });
+    for (const doc of documents) this.index(doc);
+  }
+
+  /** Loads documents from JSONL (or a JSON/YAML list) or a folder of Markdown files. Refuses a bad set whole. */
+  static async fromFile(path: string, options?: DocumentIndexOptions): Promise<DocumentIndex> {
+    return new DocumentIndex(loadDocuments(path), options);
+  }
+
+  /** Builds an index from `{id, title, body, url?}` objects, checked as a file would be. */
+  static async fromDocuments(documents: unknown[], options?: DocumentIndexOptions): Promise<DocumentIndex> {
+    return new DocumentIndex(checkDocuments(documents), options);
+  }
+
+  /** Number of documents. */
+  get size(): number {
+    return this.documents.size;
+  }
+
+  /** Number of indexed passages. */
+  get passageCount(): number {
+    return this.owners.size;
+  }
+
+  /** All document ids, in load order. */
+  ids(): string[] {
+    return [...this.documents.keys()];
+  }
+
+  /** A document, or undefined. */
+  get(id: string): Document | undefined {
+    return this.documents.get(id)?.doc;
+  }
+
+  /** Like `get`, but an unknown id throws `unknown_document`, pointing back to search and naming close ids. */
+  require(id: string): Document {
+    const entry = this.documents.get(id) ?? this.documents.get(id.trim());
+    if (!entry) throw unknownName("unknown_document", id, this.closestIds(id));
+    return entry.doc;
+  }
+
+  /** Ids close to `id`, closest first. */
+  closestIds(id: string, max = 3): string[] {
+    return closestNames(id.trim(), this.documents.keys(), max);
+  }
+
+  /** Adds a document; throws `documents_invalid` for a bad document or an id already present. */
+  add(document: unknown): void {
+    const doc = this.check(document);
+    if (this.documents.has(doc.id)) {
+      throw new ToolsearchError("documents_invalid", `Document ${JSON.stringify(doc.id)} is already in the index: use replace() to change it.`);
+    }
+    this.index(doc);
+  }
+
+  /** Replaces the document with the same id, or adds it when absent. Only that document is re-indexed. */
+  replace(document: unknown): void {
+    const doc = this.check(document);
+    this.remove(doc.id);
+    this.index(doc);
+  }
+
+  /** Removes a document; returns false when there was none with that id. */
+  remove(id: string): boolean {
+    const entry = this.documents.get(id);
+    if (!entry) return false;
+    entry.passages.forEach((_, n) => {
+      const key = passageKey(id, n);
+      this.bm25.remove(key);
+      this.owners.delete(key);
+    });
+    this.documents.delete(id);
+    return true;
+  }
+
+  /** Searches the documents; see `DocumentSearchOptions`. */
+  async search(query: string, options: DocumentSearchOptions = {}): Promise<DocumentHit[]> {
+    return this.searchSync(query, options);
+  }
+
+  /** `search` without the promise, for the engines that need no I/O (`bm25`). */
+  searchSync(query: string, options: DocumentSearchOptions = {}): DocumentHit[] {
+    const limit = checkLimit(options.limit);
+    const engine = options.engine ?? "bm25";
+    const terms = this.analyzer.analyze(query);
+    const ranked = this.rankDocuments((fetch) => this.rankPassages(engine, terms, fetch, options), limit);
+    if (ranked.length === 0) return [];
+    const isMatch = this.matcher(terms, options.fuzzy !== false);
+    return ranked.map((hit) => this.toHit(hit, isMatch));
+  }
+
+  /**
+   * One page of a document's text. Pages end at white space when one is near the end of the window and never split a
+   * surrogate pair; `next_offset` is where the next page starts. An unknown id throws `unknown_document`.
+   */
+  read(id: string, options: ReadOptions = {}): DocumentPage {
+    const doc = this.require(id);
+    const total = doc.body.length;
+    const offset = checkWhole("offset", options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
+    const maxChars = checkWhole("maxChars", options.maxChars ?? DEFAULT_READ_CHARS, 1, MAX_READ_CHARS);
+    if (offset > total) {
+      throw new ToolsearchError("invalid_option", `offset ${offset} is past the end of ${JSON.stringify(doc.id)} (total_chars ${total}); read from offset 0.`);
+    }
+    const start = safeCut(doc.body, offset);
+    const end = pageEnd(doc.body, start, maxChars);
+    const page: DocumentPage = { id: doc.id, title: doc.title, text: doc.body.slice(start, end), offset: start, total_chars: total };
+    if (end < total) page.next_offset = end;
+    if (doc.url) page.url = doc.url;
+    return page;
+  }
+
+  /** Words worth suggesting when a query finds nothing: vocabulary terms near the query's words. */
+  suggest(query: string, max = 5): string[] {
+    const terms = this.analyzer.analyze(query).flatMap((t) => this.bm25.nearTerms(t, 2).map((e) => e.term));
+    return [...new Set(terms)].slice(0, max);
+  }
+
+  /** The one place engines are dispatched: ranked passage keys for a query, best first. */
+  private rankPassages(engine: DocumentEngine, terms: string[], fetch: number, options: DocumentSearchOptions): Ranked[] {
+    if (engine === "bm25") return this.bm25.search(terms, fetch, { fuzzy: options.fuzzy });
+    throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)} for documents: use ${DOCUMENT_ENGINES.join(", ")}.`);
+  }
+
+  /**
+   * Documents ranked by their best passages. Passages are fetched in growing batches until `limit` distinct
+   * documents are seen (or every match is), so a document with many good passages cannot crowd out the others.
+   */
+  private rankDocuments(rank: (fetch: number) => Ranked[], limit: number): RankedDocument[] {
+    const { decay, passages: counted } = this.scoring;
+    let fetch = Math.max(limit * 4, 20);
+    for (;;) {
+      const hits = rank(fetch);
+      const byDoc = new Map<string, RankedDocument & { counted: number }>();
+      for (const hit of hits) {
+        const owner = this.owners.get(hit.id)!;
+        const entry = byDoc.get(owner.docId);
+        if (!entry) byDoc.set(owner.docId, { id: owner.docId, score: hit.score, best: owner.n, counted: 1 });
+        else if (entry.counted < counted) entry.score += hit.score * decay ** entry.counted++;
+      }
+      if (byDoc.size >= limit || hits.length < fetch || fetch >= this.owners.size) {
+        return [...byDoc.values()].sort(compareRanked).slice(0, limit);
+      }
+      fetch *= 4;
+    }
+  }
+
+  /** Whether a word of a text matches the query: one of its terms is a query term or a near term of one. */
+  private matcher(terms: string[], fuzzy: boolean): (word: string) => boolean {
+    const wanted = new Set<string>();
+    for (const term of terms) {
+      if (this.bm25.hasTerm(term) || !fuzzy) wanted.add(term);
+      else for (const near of this.bm25.nearTerms(term)) wanted.add(near.term);
+    }
+    return (word) => this.analyzer.analyze(word).some((t) => wanted.has(t));
+  }
+
+  private toHit(hit: RankedDocument, isMatch: (word: string) => boolean): DocumentHit {
+    const { doc, passages } = this.documents.get(hit.id)!;
+    const maxChars = this.options.snippetChars ?? SNIPPET_CHARS;
+    const { snippet, offset } = makeSnippet(doc.body, passages[hit.best], isMatch, { maxChars });
+    const out: DocumentHit = { id: doc.id, title: doc.title, score: hit.score, snippet: snippet || doc.title, offset };
+    if (doc.url) out.url = doc.url;
+    return out;
+  }
+
+  private check(document: unknown): Document {
+    const result = checkDocument(document, this.documents.size);
+    if ("problem" in result) {
+      const p = result.problem;
+      throw new ToolsearchError("documents_invalid", `${describeLocation({ name: p.name }) || "document"}: ${p.message}`, { problems: [p] });
+    }
+    return result;
+  }
+
+  private index(doc: Document): void {
+    const passages = splitPassages(doc.body, this.options.passages);
+    const title = this.analyzer.analyze(doc.title);
+    this.documents.set(doc.id, { doc, passages });
+    passages.forEach((passage, n) => {
+      const key = passageKey(doc.id, n);
+      this.owners.set(key, { docId: doc.id, n });
+      this.bm25.add(key, [title, this.analyzer.analyze(doc.body.slice(passage.start, passage.end))]);
+    });
+  }
+}
+
+/** The engine id of passage `n` of a document. Engines only see these; `owners` maps them back. */
+function passageKey(docId: string, n: number): string {
+  return `${docId}#${n}`;
+}
+
+/** Where a page that starts at `start` ends: at most `maxChars` on, at white space when one is near the end. */
+function pageEnd(text: string, start: number, maxChars: number): number {
+  const limit = start + maxChars;
+  if (limit >= text.length) return text.length;
+  const floor = start + Math.floor(maxChars * 0.8);
+  for (let i = limit; i > floor; i--) if (/\s/.test(text[i - 1])) return i;
+  const end = safeCut(text, limit);
+  return end > start ? end : Math.min(text.length, start + 2); // a window of one code unit still moves on
+}
+
+function checkWhole(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ToolsearchError("invalid_option", `${name} must be a whole number from ${min} to ${max} (got ${value}).`);
+  }
+  return value;
+}
