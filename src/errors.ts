@@ -29,6 +29,18 @@ export const ErrorCodes = {
   invalid_option: "invalid_option",
   /** A tool added to an index breaks a catalog rule (name, schema, duplicate). */
   tool_invalid: "tool_invalid",
+  /** An API request toolsearch built or was given breaks a rule of the API (no non-deferred tool, bad name …). */
+  request_invalid: "request_invalid",
+  /** An MCP gateway configuration file breaks a rule (names the server and the field). */
+  config_invalid: "config_invalid",
+  /** Arguments of a tool call do not match the tool's input schema (names the field). */
+  invalid_arguments: "invalid_arguments",
+  /** An upstream MCP server is down, starting or restarting, so its tools cannot be called right now. */
+  upstream_unavailable: "upstream_unavailable",
+  /** An upstream MCP server did not answer a call in time. */
+  upstream_timeout: "upstream_timeout",
+  /** An embedding provider failed (model load, HTTP error after retries, wrong vector size). */
+  embedding_failed: "embedding_failed",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;
