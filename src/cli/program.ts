@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { registerDescribe } from "./commands/describe.js";
 import { registerDocs } from "./commands/docs.js";
 import { registerEval } from "./commands/eval.js";
+import { registerMcp } from "./commands/mcp.js";
 import { registerSearch } from "./commands/search.js";
 import { EXIT, reportError, UsageError } from "./output.js";
 
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerDescribe(program);
   registerEval(program);
   registerDocs(program);
+  registerMcp(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

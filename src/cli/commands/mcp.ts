@@ -1,0 +1,69 @@
+/** `toolsearch mcp [--config FILE] [--catalog FILE] [--docs PATH] [--http PORT]`: the MCP server and gateway. */
+import type { Command } from "commander";
+import { DocumentIndex } from "../../indexes/document-index.js";
+import { ToolIndex } from "../../indexes/tool-index.js";
+import { loadGatewayConfig } from "../../mcp/config.js";
+import { Gateway } from "../../mcp/gateway.js";
+import { serveHttp, serveStdio } from "../../mcp/transports.js";
+import { parseInteger, UsageError } from "../output.js";
+
+interface McpFlags {
+  config?: string;
+  catalog?: string;
+  docs?: string;
+  http?: number;
+  host: string;
+  token?: string;
+  exposeFound?: boolean;
+  callTimeout: number;
+  restartDelay: number;
+}
+
+export function registerMcp(program: Command): void {
+  program
+    .command("mcp")
+    .description("run an MCP server: a gateway in front of the MCP servers of --config, plus a static --catalog and --docs")
+    .option("--config <file>", 'upstream MCP servers, as {"mcpServers": {name: {command, args, env} | {url, headers}}}')
+    .option("-c, --catalog <file>", "static tool catalog to search (searchable and describable, not callable)")
+    .option("--docs <path>", "knowledge base (JSONL or Markdown folder): adds search_docs and read_doc")
+    .option("--http <port>", "serve Streamable HTTP on this port (path /mcp) instead of stdio; 0 picks a free port", parseInteger("--http", 0, 65535))
+    .option("--host <host>", "interface for --http (loopback unless you choose otherwise)", "127.0.0.1")
+    .option("--token <token>", "with --http, require Authorization: Bearer <token> (default: $TOOLSEARCH_MCP_TOKEN)")
+    .option("--expose-found", "add the upstream tools that searches find to the gateway's own tool list")
+    .option("--call-timeout <ms>", "most time an upstream tool call may take", parseInteger("--call-timeout", 1, 3_600_000), 60_000)
+    .option("--restart-delay <ms>", "first restart delay of a failed upstream (doubles up to 60 s)", parseInteger("--restart-delay", 1, 600_000), 1_000)
+    .action(async (flags: McpFlags) => {
+      if (!flags.config && !flags.catalog && !flags.docs) throw new UsageError("mcp needs at least one of --config, --catalog or --docs");
+      const token = flags.token ?? process.env.TOOLSEARCH_MCP_TOKEN;
+      if (token !== undefined && flags.http === undefined) throw new UsageError("--token only applies with --http");
+      // Load (and refuse) every file before starting any upstream process.
+      const config = flags.config ? loadGatewayConfig(flags.config) : undefined;
+      const catalog = flags.catalog ? await ToolIndex.fromFile(flags.catalog) : undefined;
+      const docs = flags.docs ? await DocumentIndex.fromFile(flags.docs) : undefined;
+      const gateway = await Gateway.start({
+        config, catalog, docs,
+        exposeFound: flags.exposeFound,
+        waitForUpstreams: false,
+        upstream: { callTimeoutMs: flags.callTimeout, restartDelayMs: flags.restartDelay },
+      });
+      const stopped = onceStopped();
+      if (flags.http !== undefined) {
+        const endpoint = await serveHttp(gateway, { port: flags.http, host: flags.host, token });
+        process.stderr.write(`toolsearch mcp: listening on ${endpoint.url}${token ? " (bearer token required)" : ""}\n`);
+        await stopped;
+        await endpoint.close();
+      } else {
+        await Promise.race([serveStdio(gateway), stopped]);
+      }
+      await gateway.close();
+      process.stderr.write("toolsearch mcp: stopped\n");
+    });
+}
+
+/** Resolves on SIGINT or SIGTERM. */
+function onceStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * The gateway's configuration, in the shape MCP clients (Claude Desktop, Claude Code, Cursor …) already use:
+ *
+ * ```json
+ * { "mcpServers": {
+ *     "fs":     { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], "env": {} },
+ *     "remote": { "url": "http://localhost:3001/mcp", "headers": { "Authorization": "Bearer …" } } } }
+ * ```
+ *
+ * A file that breaks a rule is refused whole; every problem names the server and the field.
+ */
+import { Ajv, type ErrorObject } from "ajv";
+import { readText } from "../catalog/read-records.js";
+import { type Problem, ToolsearchError } from "../errors.js";
+
+/** An upstream started as a child process and spoken to over stdio. */
+export interface StdioServerConfig {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Working directory of the child (default: the gateway's). */
+  cwd?: string;
+}
+
+/** An upstream reached over Streamable HTTP. */
+export interface HttpServerConfig {
+  url: string;
+  headers?: Record<string, string>;
+}
+
+export type ServerConfig = StdioServerConfig | HttpServerConfig;
+
+/** The parsed configuration: upstream servers by name. */
+export interface GatewayConfig {
+  mcpServers: Record<string, ServerConfig>;
+}
+
+export function isStdioConfig(config: ServerConfig): config is StdioServerConfig {
+  return "command" in config;
+}
+
+const stringMap = { type: "object", additionalProperties: { type: "string" } };
+
+const stdioSchema = {
+  type: "object",
+  properties: {
+    command: { type: "string", minLength: 1 },
+    args: { type: "array", items: { type: "string" } },
+    env: stringMap,
+    cwd: { type: "string" },
+    // Fields some clients write that we accept and ignore.
+    type: { enum: ["stdio"] },
+    disabled: { type: "boolean" },
+  },
+  required: ["command"],
+  additionalProperties: false,
+};
+
+const httpSchema = {
+  type: "object",
+  properties: {
+    url: { type: "string", minLength: 1 },
+    headers: stringMap,
+    type: { enum: ["http", "streamable-http", "streamableHttp"] },
+    disabled: { type: "boolean" },
+  },
+  required: ["url"],
+  additionalProperties: false,
+};
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateStdio = ajv.compile(stdioSchema);
+const validateHttp = ajv.compile(httpSchema);
+
+/** `/args/0` → `args[0]`: the field as a user would write it. */
+function fieldOf(error: ErrorObject): string {
+  const parts = error.instancePath.split("/").filter(Boolean);
+  if (error.keyword === "required") parts.push(String(error.params.missingProperty));
+  if (error.keyword === "additionalProperties") parts.push(String(error.params.additionalProperty));
+  return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), "");
+}
+
+function messageOf(error: ErrorObject): string {
+  if (error.keyword === "required") return "is required";
+  if (error.keyword === "additionalProperties") return "is not a known field (stdio servers take command, args, env, cwd; HTTP servers take url, headers)";
+  if (error.keyword === "enum") return `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+  if (error.keyword === "minLength") return "must not be empty";
+  return error.message ?? "is invalid";
+}
+
+function serverProblems(file: string | undefined, name: string, value: unknown): Problem[] {
+  const at = (field: string, message: string): Problem => ({ file, name, rule: `${field} ${message}`, message: `server ${JSON.stringify(name)}: ${field ? `field "${field}" ` : ""}${message}` });
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return [at("", "must be an object with either \"command\" (stdio) or \"url\" (Streamable HTTP)")];
+  const record = value as Record<string, unknown>;
+  if ("command" in record && "url" in record) return [at("", "has both \"command\" and \"url\": give one (command for stdio, url for Streamable HTTP)")];
+  if (!("command" in record) && !("url" in record)) return [at("", "needs either \"command\" (stdio) or \"url\" (Streamable HTTP)")];
+  const validate = "command" in record ? validateStdio : validateHttp;
+  if (validate(record)) return [];
+  const problems = (validate.errors ?? []).map((e) => at(fieldOf(e), messageOf(e)));
+  if (typeof record.url === "string" && !URL.canParse(record.url)) problems.push(at("url", "must be an absolute URL such as http://localhost:3001/mcp"));
+  return problems;
+}
+
+/**
+ * Checks a parsed configuration object; returns it typed, or throws `config_invalid` listing every problem.
+ * Servers with `"disabled": true` are dropped.
+ */
+export function parseGatewayConfig(value: unknown, file?: string): GatewayConfig {
+  const where = file ?? "configuration";
+  const servers = (value as { mcpServers?: unknown } | null)?.mcpServers;
+  if (typeof value !== "object" || value === null || typeof servers !== "object" || servers === null || Array.isArray(servers)) {
+    throw new ToolsearchError("config_invalid", `${where}: expected an object {"mcpServers": {"<name>": {"command": …} | {"url": …}}}`);
+  }
+  const problems: Problem[] = [];
+  for (const [name, server] of Object.entries(servers)) {
+    if (!/^[a-zA-Z0-9_.-]{1,64}$/.test(name)) {
+      problems.push({ file, name, message: `server ${JSON.stringify(name)}: the name must be 1–64 letters, digits, "_", "-" or "."` });
+    }
+    problems.push(...serverProblems(file, name, server));
+  }
+  if (problems.length) {
+    const lines = problems.map((p) => `  - ${p.message}`);
+    throw new ToolsearchError("config_invalid", [`${where}: configuration refused (${problems.length} problem${problems.length === 1 ? "" : "s"}):`, ...lines].join("\n"), { problems });
+  }
+  const enabled = Object.entries(servers as Record<string, ServerConfig & { disabled?: boolean }>).filter(([, s]) => !s.disabled);
+  const mcpServers: Record<string, ServerConfig> = {};
+  for (const [name, server] of enabled) {
+    const { disabled: _disabled, type: _type, ...rest } = server as ServerConfig & { disabled?: boolean; type?: string };
+    mcpServers[name] = rest;
+  }
+  return { mcpServers };
+}
+
+/** Reads and checks a configuration file (JSON). */
+export function loadGatewayConfig(path: string): GatewayConfig {
+  const text = readText(path);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ToolsearchError("file_parse", `${path}: not valid JSON (${(error as Error).message})`);
+  }
+  return parseGatewayConfig(value, path);
+}

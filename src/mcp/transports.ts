@@ -1,0 +1,114 @@
+/**
+ * How the gateway is reached: stdio (Claude Desktop, Claude Code and most MCP clients start it as a child process)
+ * or Streamable HTTP on `/mcp`, bound to loopback by default, optionally behind a bearer token.
+ */
+import { randomUUID, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Gateway } from "./gateway.js";
+
+/** Serves one session over stdin/stdout; resolves when the client closes stdin. */
+export async function serveStdio(gateway: Gateway): Promise<void> {
+  const session = gateway.createSession();
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    process.stdin.once("end", resolve);
+    process.stdin.once("close", resolve);
+    transport.onclose = () => resolve();
+  });
+  await session.connect(transport);
+  await closed;
+}
+
+/** Options of the HTTP transport. */
+export interface HttpServeOptions {
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  /** Interface to bind (default 127.0.0.1, loopback only). */
+  host?: string;
+  /** When set, every request must carry `Authorization: Bearer <token>`. */
+  token?: string;
+}
+
+/** A running HTTP endpoint. */
+export interface HttpEndpoint {
+  /** e.g. http://127.0.0.1:3000/mcp */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export const MCP_PATH = "/mcp";
+
+/** Serves the gateway over Streamable HTTP (stateful sessions, one MCP server session per client). */
+export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<HttpEndpoint> {
+  const host = options.host ?? "127.0.0.1";
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  let port = options.port;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (path !== MCP_PATH) return reply(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
+    if (options.token && !hasToken(req, options.token)) {
+      res.setHeader("WWW-Authenticate", "Bearer");
+      return reply(res, 401, "Missing or wrong bearer token (send Authorization: Bearer <token>).");
+    }
+    const sessionId = req.headers["mcp-session-id"];
+    const existing = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
+    if (existing) return existing.handleRequest(req, res);
+    if (sessionId !== undefined) return reply(res, 404, "Unknown or expired MCP session: initialize a new one.");
+    if (req.method !== "POST") return reply(res, 400, "Start a session with an initialize POST request.");
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void transports.set(id, transport),
+      // Loopback endpoints refuse requests whose Host is not loopback (DNS rebinding from a web page).
+      ...(isLoopback(host) ? { enableDnsRebindingProtection: true, allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] } : {}),
+    });
+    const session = gateway.createSession();
+    transport.onclose = () => {
+      if (transport.sessionId) transports.delete(transport.sessionId);
+      void session.close().catch(() => undefined);
+    };
+    await session.connect(transport);
+    await transport.handleRequest(req, res);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) reply(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, host, () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}${MCP_PATH}`,
+    port,
+    close: async () => {
+      await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function hasToken(req: IncomingMessage, token: string): boolean {
+  const header = req.headers.authorization ?? "";
+  const expected = Buffer.from(`Bearer ${token}`);
+  const given = Buffer.from(header);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function isLoopback(host: string): boolean {
+  return host === "127.0.0.1" || host === "localhost" || host === "::1";
+}
+
+function reply(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}

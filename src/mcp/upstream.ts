@@ -1,0 +1,232 @@
+/**
+ * One upstream MCP server: a client connection (stdio child process or Streamable HTTP) with its tool list kept
+ * current, restarted with exponential backoff when it fails to start, crashes or stops answering, and closed (child
+ * process included) on shutdown. The gateway only sees `tools`, `state` and `callTool`.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  type CallToolResult, ErrorCode, McpError, type Tool as McpTool, ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { ToolsearchError } from "../errors.js";
+import { isStdioConfig, type ServerConfig } from "./config.js";
+
+/** Timing of one upstream: timeouts and restart backoff. */
+export interface UpstreamOptions {
+  /** Most time a `tools/call` may take (default 60 s). */
+  callTimeoutMs?: number;
+  /** Most time to connect, initialize and list tools (default 30 s). */
+  connectTimeoutMs?: number;
+  /** First restart delay after a failure (default 1 s); doubled on each failure in a row. */
+  restartDelayMs?: number;
+  /** Longest restart delay (default 60 s). */
+  maxRestartDelayMs?: number;
+  /** Where to write one-line status messages (default: stderr). */
+  log?: (line: string) => void;
+}
+
+export type UpstreamState = "starting" | "ready" | "restarting" | "closed";
+
+const DEFAULTS = { callTimeoutMs: 60_000, connectTimeoutMs: 30_000, restartDelayMs: 1_000, maxRestartDelayMs: 60_000 };
+const STDERR_TAIL_LINES = 5;
+const CLIENT_INFO = { name: "toolsearch-gateway", version: "0.1.0" };
+
+/** Called with the server's full tool list whenever it changes (an empty list when the server goes down). */
+export type ToolsListener = (server: string, tools: McpTool[]) => void;
+
+export class Upstream {
+  readonly name: string;
+  readonly config: ServerConfig;
+  private readonly options: Required<Omit<UpstreamOptions, "log">> & { log: (line: string) => void };
+  private readonly onTools: ToolsListener;
+  private client?: Client;
+  private currentState: UpstreamState = "starting";
+  private failures = 0;
+  private restartTimer?: NodeJS.Timeout;
+  private nextRestartAt?: number;
+  private lastError?: string;
+  private stderrTail: string[] = [];
+  private toolList: McpTool[] = [];
+  /** Bumped on every connection, so events of an old connection are ignored. */
+  private generation = 0;
+
+  constructor(name: string, config: ServerConfig, onTools: ToolsListener, options: UpstreamOptions = {}) {
+    this.name = name;
+    this.config = config;
+    this.onTools = onTools;
+    this.options = { ...DEFAULTS, ...stripUndefined(options), log: options.log ?? ((line) => process.stderr.write(`${line}\n`)) };
+  }
+
+  get state(): UpstreamState {
+    return this.currentState;
+  }
+
+  /** The tools as the server last listed them (empty while it is down). */
+  get tools(): McpTool[] {
+    return this.toolList;
+  }
+
+  /** Process id of a stdio child while it runs. */
+  get pid(): number | undefined {
+    const transport = (this.client as { transport?: Transport } | undefined)?.transport;
+    return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+  }
+
+  /** A sentence on why the server is not ready, for error messages. */
+  describeOutage(): string {
+    const why = this.lastError ? ` (${this.lastError})` : "";
+    if (this.currentState === "closed") return `upstream server "${this.name}" is shut down`;
+    if (this.currentState === "starting") return `upstream server "${this.name}" is still starting${why}`;
+    const wait = this.nextRestartAt === undefined ? "" : `; next restart attempt in ${Math.max(0, Math.ceil((this.nextRestartAt - Date.now()) / 1000))} s`;
+    return `upstream server "${this.name}" is down${why}${wait}`;
+  }
+
+  /** Connects; on failure a restart is scheduled, so this never throws. Resolves once the first attempt is over. */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  /** Calls a tool by its upstream name. Throws `upstream_unavailable` or `upstream_timeout`; MCP errors pass through. */
+  async callTool(tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const client = this.client;
+    if (this.currentState !== "ready" || !client) throw new ToolsearchError("upstream_unavailable", `${this.describeOutage()}. Try again later or use another tool.`);
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.options.callTimeoutMs })) as CallToolResult;
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new ToolsearchError("upstream_timeout", `upstream server "${this.name}" did not answer ${tool} within ${this.options.callTimeoutMs} ms.`);
+      }
+      if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) throw error;
+      // The connection broke during the call (crash, HTTP server gone): restart it.
+      this.fail(client, errorText(error));
+      throw new ToolsearchError("upstream_unavailable", `${this.describeOutage()}. The call to ${tool} was not completed.`);
+    }
+  }
+
+  /** Stops restarting and closes the connection (a stdio child is terminated). */
+  async close(): Promise<void> {
+    this.currentState = "closed";
+    clearTimeout(this.restartTimer);
+    this.generation++;
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    const generation = ++this.generation;
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    this.client = client;
+    const transport = this.createTransport();
+    client.onclose = () => {
+      if (generation === this.generation) this.fail(client, this.lastStderr() ?? "connection closed");
+    };
+    client.onerror = (error) => {
+      if (generation === this.generation) this.lastError = errorText(error);
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (generation === this.generation) void this.refresh(client, generation);
+    });
+    try {
+      await client.connect(transport, { timeout: this.options.connectTimeoutMs });
+      const tools = await this.listAllTools(client);
+      if (generation !== this.generation) return;
+      this.toolList = tools;
+      this.currentState = "ready";
+      this.failures = 0;
+      this.lastError = undefined;
+      this.nextRestartAt = undefined;
+      this.options.log(`toolsearch mcp: upstream "${this.name}" ready with ${tools.length} tools`);
+      this.onTools(this.name, tools);
+    } catch (error) {
+      if (generation === this.generation) this.fail(client, this.lastStderr() ?? errorText(error));
+    }
+  }
+
+  private createTransport(): Transport {
+    if (isStdioConfig(this.config)) {
+      const { command, args, env, cwd } = this.config;
+      const transport = new StdioClientTransport({
+        command, args, cwd,
+        // Keep the child's PATH/HOME etc. and add the configured variables, as MCP clients do.
+        env: env ? { ...(process.env as Record<string, string>), ...env } : undefined,
+        stderr: "pipe",
+      });
+      this.stderrTail = [];
+      transport.stderr?.on("data", (chunk: Buffer) => this.keepStderr(chunk));
+      return transport;
+    }
+    return new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: this.config.headers ?? {} } });
+  }
+
+  /** Lists every tool, following `nextCursor` pages. */
+  private async listAllTools(client: Client): Promise<McpTool[]> {
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    const seen = new Set<string>();
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.options.connectTimeoutMs });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+      if (cursor !== undefined && seen.has(cursor)) break; // a server that repeats a cursor would loop forever
+      if (cursor !== undefined) seen.add(cursor);
+    } while (cursor);
+    return tools;
+  }
+
+  /** Re-lists tools after `notifications/tools/list_changed`. */
+  private async refresh(client: Client, generation: number): Promise<void> {
+    try {
+      const tools = await this.listAllTools(client);
+      if (generation !== this.generation || this.currentState !== "ready") return;
+      this.toolList = tools;
+      this.options.log(`toolsearch mcp: upstream "${this.name}" tools changed (${tools.length} tools)`);
+      this.onTools(this.name, tools);
+    } catch (error) {
+      this.options.log(`toolsearch mcp: upstream "${this.name}" could not re-list its tools: ${errorText(error)}`);
+    }
+  }
+
+  /** Marks the server down, withdraws its tools and schedules a restart with backoff. */
+  private fail(client: Client, reason: string): void {
+    if (this.currentState === "closed" || client !== this.client) return;
+    this.generation++;
+    this.client = undefined;
+    void client.close().catch(() => undefined);
+    const wasReady = this.currentState === "ready";
+    this.currentState = "restarting";
+    this.lastError = reason;
+    if (this.toolList.length || wasReady) {
+      this.toolList = [];
+      this.onTools(this.name, []);
+    }
+    const delay = Math.min(this.options.maxRestartDelayMs, this.options.restartDelayMs * 2 ** this.failures);
+    this.failures++;
+    this.nextRestartAt = Date.now() + delay;
+    this.options.log(`toolsearch mcp: upstream "${this.name}" ${wasReady ? "went down" : "failed to start"}: ${reason}; restarting in ${delay} ms`);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (this.currentState === "restarting") void this.connect();
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  private keepStderr(chunk: Buffer): void {
+    const lines = chunk.toString("utf8").split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+    this.stderrTail = [...this.stderrTail, ...lines].slice(-STDERR_TAIL_LINES);
+  }
+
+  private lastStderr(): string | undefined {
+    return this.stderrTail.length ? `connection closed; last stderr line: ${this.stderrTail.at(-1)}` : undefined;
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

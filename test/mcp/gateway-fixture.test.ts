@@ -1,0 +1,107 @@
+/**
+ * The gateway in-process, in front of our small fixture server (pagination, list_changed, a hanging tool) and a static
+ * catalog, driven by the SDK's own Client over an in-memory transport.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ToolIndex } from "../../src/indexes/tool-index.js";
+import { parseGatewayConfig } from "../../src/mcp/config.js";
+import { Gateway } from "../../src/mcp/gateway.js";
+import { connectInMemory, eventually, FIXTURE_SERVER, foundNames, textOf } from "./helpers.js";
+
+const staticTools = [
+  { name: "get_stock_level", description: "Current stock level of a product in the warehouse.", input_schema: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] } },
+];
+
+describe("gateway in front of the fixture server", () => {
+  let gateway: Gateway;
+  let client: Client;
+  const logs: string[] = [];
+
+  before(async () => {
+    const config = parseGatewayConfig({ mcpServers: { fixture: { command: process.execPath, args: [FIXTURE_SERVER] } } });
+    gateway = await Gateway.start({
+      config,
+      catalog: await ToolIndex.fromTools(staticTools),
+      exposeFound: true,
+      upstream: { callTimeoutMs: 300 },
+      log: (line) => logs.push(line),
+    });
+    client = await connectInMemory(gateway);
+  });
+  after(async () => {
+    await client.close();
+    await gateway.close();
+  });
+
+  it("lists only its meta-tools", async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ["search_tools", "describe_tool", "call_tool"]);
+  });
+
+  it("indexes every page of the upstream's tools under namespaced, valid names", () => {
+    const names = gateway.index.names().filter((n) => n.startsWith("fixture__")).sort();
+    assert.equal(names.length, 5);
+    assert.ok(names.includes("fixture__ping") && names.includes("fixture__echo_text"));
+    const weather = names.find((n) => n.startsWith("fixture__weather_forecast_"));
+    assert.ok(weather, `a sanitized name for weather.forecast in ${names}`);
+    for (const name of names) assert.match(name, /^[a-zA-Z0-9_-]{1,64}$/);
+  });
+
+  it("searches upstream and static tools together, with schemas", async () => {
+    const result = await client.callTool({ name: "search_tools", arguments: { query: "weather forecast city", limit: 3 } });
+    const body = JSON.parse(textOf(result));
+    assert.match(body.results[0].name, /^fixture__weather_forecast_/);
+    assert.equal(body.results[0].server, "fixture");
+    assert.deepEqual(body.results[0].inputSchema.required, ["city"]);
+    assert.deepEqual(foundNames(await client.callTool({ name: "search_tools", arguments: { query: "stock level" } }))[0], "get_stock_level");
+    const regex = await client.callTool({ name: "search_tools", arguments: { query: "^fixture__ping$", engine: "regex" } });
+    assert.deepEqual(foundNames(regex), ["fixture__ping"]);
+  });
+
+  it("calls through to the original upstream name", async () => {
+    const [weather] = foundNames(await client.callTool({ name: "search_tools", arguments: { query: "weather forecast" } }));
+    const result = await client.callTool({ name: "call_tool", arguments: { name: weather, arguments: { city: "Hanoi" } } });
+    assert.equal(textOf(result), "sunny in Hanoi");
+  });
+
+  it("refuses bad arguments before calling, naming the field", async () => {
+    const result = await client.callTool({ name: "call_tool", arguments: { name: "fixture__echo_text", arguments: { txt: "hi" } } });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /missing required property "text"/);
+  });
+
+  it("explains static-only, unknown and meta-tool names", async () => {
+    const stat = await client.callTool({ name: "call_tool", arguments: { name: "get_stock_level", arguments: { sku: "A" } } });
+    assert.match(textOf(stat), /static catalog only/);
+    const unknown = await client.callTool({ name: "call_tool", arguments: { name: "fixture__pingg" } });
+    assert.match(textOf(unknown), /Did you mean: fixture__ping/);
+    const described = await client.callTool({ name: "describe_tool", arguments: { name: "fixture__echo_text" } });
+    assert.equal(JSON.parse(textOf(described)).server, "fixture");
+  });
+
+  it("times a hanging call out and keeps the server usable", async () => {
+    const result = await client.callTool({ name: "call_tool", arguments: { name: "fixture__sleep_forever" } });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /did not answer sleep_forever within 300 ms/);
+    assert.equal(textOf(await client.callTool({ name: "call_tool", arguments: { name: "fixture__ping" } })), "pong");
+  });
+
+  it("follows notifications/tools/list_changed", async () => {
+    await client.callTool({ name: "call_tool", arguments: { name: "fixture__add_tool", arguments: { name: "translate_text" } } });
+    await eventually(() => gateway.index.get("fixture__translate_text") !== undefined);
+    assert.deepEqual(foundNames(await client.callTool({ name: "search_tools", arguments: { query: "translate text", limit: 1 } })), ["fixture__translate_text"]);
+  });
+
+  it("with exposeFound, adds found tools to its own list and notifies the client", async () => {
+    let notified = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void notified++);
+    await client.callTool({ name: "search_tools", arguments: { query: "echo text", limit: 1 } });
+    await eventually(() => notified > 0);
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((t) => t.name === "fixture__echo_text"));
+    assert.equal(textOf(await client.callTool({ name: "fixture__echo_text", arguments: { text: "direct" } })), "direct");
+  });
+});
