@@ -1,5 +1,6 @@
 /** The `toolsearch` command: commander wiring; each command lives in its own file under commands/. */
 import { Command, CommanderError } from "commander";
+import { registerContext } from "./commands/context.js";
 import { registerDescribe } from "./commands/describe.js";
 import { registerDocs } from "./commands/docs.js";
 import { registerEval } from "./commands/eval.js";
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerSearch(program);
   registerDescribe(program);
   registerEval(program);
+  registerContext(program);
   registerDocs(program);
   registerMcp(program);
   for (const command of program.commands) command.exitOverride();

@@ -54,29 +54,107 @@ export interface RegexItem {
   fields: string[];
 }
 
-/** Holds the items' texts and answers pattern searches over them. */
+/** One field of every item joined into a single text, so that one RE2 scan finds the candidates of a tier. */
+interface JoinedField {
+  text: string;
+  /** Where each item's text starts in `text`, in item order. */
+  starts: Int32Array;
+}
+
+/** Patterns whose meaning depends on the whole string's edges cannot be pre-filtered on a joined text. */
+const STRING_EDGE_ANCHORS = /\\[AzZ]/;
+
+/**
+ * Holds the items' texts and answers pattern searches over them.
+ *
+ * A search calls into RE2 once per field over all items joined by newlines (in multi-line mode, so `^` and `$`
+ * still anchor at each item's edges) to find candidates, then confirms each candidate on its own text with the
+ * pattern exactly as given. A joined scan can only over-report (a match that runs across items, or `^` after an
+ * inner newline), never miss an item, so the confirmation keeps Python `re.search` semantics per field.
+ */
 export class RegexIndex {
   private readonly items = new Map<string, string[]>();
+  private ids: string[] = [];
+  private joined: JoinedField[] | undefined;
 
   /** Field count decides the score: a match in field 0 scores `fieldCount`, field 1 `fieldCount − 1`, … */
   constructor(private readonly fieldCount: number) {}
 
   add(item: RegexItem): void {
     this.items.set(item.id, item.fields);
+    this.joined = undefined;
   }
 
   remove(id: string): boolean {
+    this.joined = undefined;
     return this.items.delete(id);
   }
 
-  /** Items whose fields match, best first; a compiled `RE2` or a pattern string (validated here). */
-  search(pattern: string | RE2, limit: number): Ranked[] {
-    const re = typeof pattern === "string" ? compilePattern(pattern) : pattern;
+  /**
+   * Items whose fields match, best first: by the first field that matches, then by id. Lower fields are not even
+   * scanned once a higher one has `limit` matches.
+   */
+  search(pattern: string, limit: number): Ranked[] {
+    const exact = compilePattern(pattern);
+    const joined = this.joinedFields();
+    const scan = STRING_EDGE_ANCHORS.test(pattern) ? undefined : new RE2(fromPythonSyntax(pattern), "gimu");
+    const found = new Set<number>();
     const hits: Ranked[] = [];
-    for (const [id, fields] of this.items) {
-      const at = fields.findIndex((text) => text !== "" && re.test(text));
-      if (at >= 0) hits.push({ id, score: this.fieldCount - at });
+    for (let field = 0; field < this.fieldCount && hits.length < limit; field++) {
+      const candidates = scan ? this.candidates(scan, joined[field]) : this.ids.keys();
+      for (const i of candidates) {
+        if (found.has(i)) continue;
+        const text = this.items.get(this.ids[i])![field] ?? "";
+        if (text !== "" && exact.test(text)) {
+          found.add(i);
+          hits.push({ id: this.ids[i], score: this.fieldCount - field });
+        }
+      }
     }
     return topK(hits, limit);
   }
+
+  /** Items a scan of the joined field touches, each at most once (the scan skips to the next item after a hit). */
+  private *candidates(scan: RE2, joined: JoinedField): Iterable<number> {
+    const { text, starts } = joined;
+    scan.lastIndex = 0;
+    for (;;) {
+      const match = scan.exec(text);
+      if (!match) return;
+      const first = itemAt(starts, match.index);
+      const last = itemAt(starts, Math.max(match.index, match.index + match[0].length - 1));
+      for (let i = first; i <= last; i++) yield i;
+      if (last + 1 >= starts.length) return;
+      scan.lastIndex = starts[last + 1];
+    }
+  }
+
+  private joinedFields(): JoinedField[] {
+    if (this.joined) return this.joined;
+    this.ids = [...this.items.keys()];
+    this.joined = Array.from({ length: this.fieldCount }, (_, field) => {
+      const starts = new Int32Array(this.ids.length);
+      const parts: string[] = [];
+      let offset = 0;
+      this.ids.forEach((id, i) => {
+        const value = this.items.get(id)![field] ?? "";
+        starts[i] = offset;
+        parts.push(value);
+        offset += value.length + 1;
+      });
+      return { text: parts.join("\n"), starts };
+    });
+    return this.joined;
+  }
+}
+
+/** The item whose text contains position `at` of a joined field (binary search over the start offsets). */
+function itemAt(starts: Int32Array, at: number): number {
+  let lo = 0, hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }

@@ -1,4 +1,8 @@
 /** Options of a `ToolIndex`, one small type per concept. */
+import type { Embedder } from "../embeddings/embedder.js";
+import type { EmbeddingProvider } from "../embeddings/provider.js";
+import type { ToolTextRecipe } from "../embeddings/texts.js";
+import type { FusionOptions } from "../engines/fusion.js";
 import type { FuzzyOptions } from "../engines/fuzzy.js";
 import type { AnalyzerOptions } from "../text/analyzer.js";
 import type { ToolTexts } from "./tool-fields.js";
@@ -19,18 +23,23 @@ export interface ToolBm25Options {
 }
 
 /**
- * Defaults chosen by measurement over StableToolBench and MetaTool together (see docs/benchmarks.md): the name
- * counts most, parameters and enum values little, since they repeat across many tools.
+ * Defaults chosen by measurement (`scripts/tune-bm25.ts`, figures in docs/benchmarks.md) over StableToolBench and
+ * MetaTool together, keeping only changes that lose on neither set and staying with round values:
+ * - the name counts most, with full length normalization (long generated names should not win by length);
+ * - parameter names help; parameter descriptions are mostly example values in real catalogs and add noise, so they
+ *   count a little (0.1 — zero measured best on StableToolBench, but MetaTool has no parameters to confirm it);
+ * - category weighs 0: it is a grouping label shared by many tools, so a query word that hits it lifts a whole group
+ *   (−2 to −4 points nDCG@10 on StableToolBench at any weight ≥ 0.1). It is still indexed for regex and directory use.
  */
 export const DEFAULT_TOOL_BM25: Required<Omit<ToolBm25Options, "fuzzy">> & { fields: Record<keyof ToolTexts, FieldWeight> } = {
   k1: 1.2,
   fields: {
-    name: { weight: 3, b: 0.5 },
+    name: { weight: 3, b: 0.75 },
     description: { weight: 1, b: 0.75 },
-    paramNames: { weight: 0.5, b: 0.75 },
-    paramDescriptions: { weight: 0.4, b: 0.75 },
+    paramNames: { weight: 1, b: 0.5 },
+    paramDescriptions: { weight: 0.1, b: 0.75 },
     enumValues: { weight: 0.2, b: 0.75 },
-    category: { weight: 0.5, b: 0.5 },
+    category: { weight: 0, b: 0.5 },
   },
 };
 
@@ -38,10 +47,21 @@ export const DEFAULT_TOOL_BM25: Required<Omit<ToolBm25Options, "fuzzy">> & { fie
 export interface ToolIndexOptions {
   analyzer?: AnalyzerOptions;
   bm25?: ToolBm25Options;
+  /**
+   * Embeddings for the `semantic` and `hybrid` engines: an `Embedder` (a provider behind the SQLite cache) or a bare
+   * provider (then cached at `.toolsearch/embeddings.sqlite`). Default: USE lite, offline, created on first use.
+   */
+  embedder?: Embedder | EmbeddingProvider;
+  /** What of a tool is embedded (default `full`: name words, description, parameters). */
+  embeddingText?: ToolTextRecipe;
+  /** How `hybrid` fuses BM25 and semantic rankings. */
+  fusion?: FusionOptions;
 }
 
 /** The engines a `ToolIndex` answers with. */
-export type ToolEngine = "bm25" | "regex";
+export type ToolEngine = "bm25" | "regex" | "semantic" | "hybrid";
+
+export const TOOL_ENGINES: readonly ToolEngine[] = ["bm25", "regex", "semantic", "hybrid"];
 
 /** Options of one search. */
 export interface ToolSearchOptions {

@@ -12,6 +12,10 @@
 import { loadCatalogFile, normalizeTools } from "../catalog/load.js";
 import type { AnthropicTool, Tool } from "../catalog/tool.js";
 import { checkItem } from "../catalog/validate.js";
+import type { Embedder } from "../embeddings/embedder.js";
+import type { EmbedProgress } from "../embeddings/provider.js";
+import { HYBRID_CANDIDATES, needsAsync, SemanticStore } from "../embeddings/semantic-store.js";
+import { toolEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
 import { Bm25fIndex } from "../engines/bm25f.js";
 import { RegexIndex } from "../engines/regex.js";
@@ -22,7 +26,7 @@ import { truncateAtWord } from "../text/truncate.js";
 import { regexFields, TOOL_FIELDS, toolTexts } from "./tool-fields.js";
 import {
   DEFAULT_LIMIT, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
-  type ToolHit, type ToolIndexOptions, type ToolSearchOptions,
+  TOOL_ENGINES, type ToolHit, type ToolIndexOptions, type ToolSearchOptions,
 } from "./tool-index-options.js";
 
 export class ToolIndex {
@@ -30,9 +34,14 @@ export class ToolIndex {
   private readonly tools = new Map<string, Tool>();
   private readonly bm25: Bm25fIndex;
   private readonly regex = new RegexIndex(3);
+  /** Vectors for the `semantic` and `hybrid` engines, made on first use. */
+  private readonly semantic: SemanticStore;
+  private readonly embeddingText: ToolIndexOptions["embeddingText"];
 
   constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
     this.analyzer = createAnalyzer(options.analyzer);
+    this.semantic = new SemanticStore(options.embedder, options.fusion);
+    this.embeddingText = options.embeddingText;
     const bm25 = options.bm25 ?? {};
     this.bm25 = new Bm25fIndex({
       k1: bm25.k1 ?? DEFAULT_TOOL_BM25.k1,
@@ -109,12 +118,34 @@ export class ToolIndex {
     if (!this.tools.delete(name)) return false;
     this.bm25.remove(name);
     this.regex.remove(name);
+    this.semantic.delete(name);
     return true;
   }
 
   /** Searches the catalog; see `ToolSearchOptions`. */
   async search(query: string, options: ToolSearchOptions = {}): Promise<ToolHit[]> {
-    return this.searchSync(query, options);
+    const engine = options.engine ?? "bm25";
+    if (engine !== "semantic" && engine !== "hybrid") return this.searchSync(query, options);
+    const limit = checkLimit(options.limit);
+    await this.semantic.prepare();
+    const vector = await this.semantic.embedQuery(query);
+    const ranked = engine === "semantic"
+      ? this.semantic.rankDense(vector, limit)
+      : this.semantic.rankHybrid(this.bm25.search(this.analyzer.analyze(query), HYBRID_CANDIDATES, { fuzzy: options.fuzzy }), vector, limit);
+    return ranked.map((hit) => this.toHit(hit));
+  }
+
+  /**
+   * Embeds every tool that has no vector yet (cached vectors are reused), so that the first `semantic` or `hybrid`
+   * search does not pay for it; `onProgress` counts the tools actually sent to the provider.
+   */
+  async prepareEmbeddings(onProgress?: EmbedProgress): Promise<void> {
+    await this.semantic.prepare(onProgress);
+  }
+
+  /** The embedder behind `semantic` and `hybrid` (created on first use). */
+  get embedder(): Embedder {
+    return this.semantic.getEmbedder();
   }
 
   /** `search` without the promise, for the engines that need no I/O (`bm25`, `regex`). */
@@ -124,7 +155,8 @@ export class ToolIndex {
     let ranked: Ranked[];
     if (engine === "bm25") ranked = this.bm25.search(this.analyzer.analyze(query), limit, { fuzzy: options.fuzzy });
     else if (engine === "regex") ranked = this.regex.search(query, limit);
-    else throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)}: use bm25 or regex.`);
+    else if (engine === "semantic" || engine === "hybrid") throw needsAsync(engine);
+    else throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)}: use ${TOOL_ENGINES.join(", ")}.`);
     return ranked.map((hit) => this.toHit(hit));
   }
 
@@ -159,6 +191,7 @@ export class ToolIndex {
     this.tools.set(tool.name, tool);
     this.bm25.add(tool.name, TOOL_FIELDS.map((field) => this.analyzer.analyze(texts[field])));
     this.regex.add({ id: tool.name, fields: regexFields(tool, texts) });
+    this.semantic.set(tool.name, toolEmbeddingText(tool, this.embeddingText));
   }
 }
 

@@ -44,6 +44,25 @@ describe("regex engine", () => {
     assert.match(codeOf(() => compilePattern("   "))!, /^invalid_pattern: .*empty/);
   });
 
+  it("finds exactly what a per-item re.search finds, whatever the pattern spans", () => {
+    const texts = [
+      ["get_weather", "Current weather\nfor a city", "city unit"], ["weather_alerts", "Storm warnings", ""],
+      ["ping", "", "host"], ["lấy_thông_tin", "Khách hàng 😀 đơn", "mã"], ["z", "ends with city", "a\nb"],
+    ];
+    const engine = new RegexIndex(3);
+    texts.forEach((fields, i) => engine.add({ id: `i${i}`, fields }));
+    const patterns = ["city", "^city", "city$", "^for", "\\bwea", "y\\s+u", "[^x]+", "a\\nb", "^b$", "\\Aping\\Z", "khách|host", "đơn$", "^$", "x*"];
+    for (const pattern of patterns) {
+      const re = compilePattern(pattern);
+      const expected = texts
+        .map((fields, i) => ({ id: `i${i}`, at: fields.findIndex((t) => t !== "" && re.test(t)) }))
+        .filter((h) => h.at >= 0)
+        .map((h) => ({ id: h.id, score: 3 - h.at }))
+        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+      assert.deepEqual(engine.search(pattern, 10), expected, pattern);
+    }
+  });
+
   it("runs a catastrophic-backtracking pattern over many items in linear time", () => {
     const big = new RegexIndex(3);
     for (let i = 0; i < 12_000; i++) big.add({ id: `t${i}`, fields: [`t${i}`, `${"a".repeat(40)}!`, ""] });

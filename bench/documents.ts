@@ -1,0 +1,171 @@
+/**
+ * Knowledge-search benchmark: a 100k-passage corpus generated from the StackFAQ text, searched by toolsearch's
+ * DocumentIndex and by MiniSearch (exact mode) side by side in one run, with the same StackFAQ queries.
+ *
+ *   npm run bench:documents               # table
+ *   npm run bench:documents -- --json     # one JSON object
+ *
+ * The corpus: every StackFAQ thread cut into passages (as DocumentIndex cuts them) and kept under its thread's id,
+ * plus generated distractor passages (random StackFAQ sentences under titles mixed from StackFAQ title words) up to
+ * `--passages`. Every record is one passage, so both systems index exactly the same units. A search takes the top 10
+ * passages, maps them to their thread and drops repeats; nDCG@10, recall@5 and MRR@10 are computed on that list, so
+ * quality is comparable, and latency is one search call (ours includes the snippets).
+ *
+ * Options: --docs FILE, --queries FILE, --passages N (default 100000), --seed N, --systems a,b.
+ */
+import { runInNewContext } from "node:vm";
+import { setFlagsFromString } from "node:v8";
+import { parseArgs } from "node:util";
+import MiniSearch from "minisearch";
+import { loadDocuments } from "../src/catalog/documents.js";
+import { table } from "../src/cli/output.js";
+import { loadQueries } from "../src/eval/queries.js";
+import { evaluateSearcher } from "../src/eval/runner.js";
+import { DocumentIndex } from "../src/indexes/document-index.js";
+import { DEFAULT_PASSAGE_CHARS, splitPassages } from "../src/text/passages.js";
+
+const { values } = parseArgs({
+  options: {
+    docs: { type: "string", default: "../shared/data/stackfaq/docs.jsonl" },
+    queries: { type: "string", default: "../shared/data/stackfaq/queries.jsonl" },
+    passages: { type: "string", default: "100000" },
+    seed: { type: "string", default: "42" },
+    systems: { type: "string" },
+    json: { type: "boolean", default: false },
+  },
+});
+
+/** One record of the corpus: a passage, and the thread it stands for (undefined for a distractor). */
+interface PassageRecord {
+  id: string;
+  title: string;
+  body: string;
+}
+
+interface BenchSystem {
+  name: string;
+  build(records: PassageRecord[]): void;
+  /** The top 10 passage ids. */
+  search(query: string): string[];
+}
+
+/** A small seeded generator (mulberry32), so every run builds the same corpus. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function buildCorpus(path: string, total: number, seed: number): { records: PassageRecord[]; owner: Map<string, string> } {
+  const docs = loadDocuments(path);
+  const records: PassageRecord[] = [];
+  const owner = new Map<string, string>();
+  const sentences: string[] = [];
+  const titleWords: string[] = [];
+  for (const doc of docs) {
+    splitPassages(doc.body).forEach((p, n) => {
+      const id = `${doc.id}#${n}`;
+      records.push({ id, title: doc.title, body: doc.body.slice(p.start, p.end) });
+      owner.set(id, doc.id);
+    });
+    for (const s of doc.body.split(/(?<=[.!?])\s+|\n+/)) if (s.length >= 20 && s.length <= 300) sentences.push(s.trim());
+    titleWords.push(...doc.title.split(/\s+/));
+  }
+  const next = random(seed);
+  const pick = <T>(list: T[]) => list[Math.floor(next() * list.length)];
+  for (let i = 0; records.length < total; i++) {
+    const title = Array.from({ length: 3 + Math.floor(next() * 5) }, () => pick(titleWords)).join(" ");
+    const want = 2 + Math.floor(next() * 5);
+    let body = "";
+    for (let k = 0; k < want; k++) {
+      const s = pick(sentences);
+      if (body.length + s.length + 1 > DEFAULT_PASSAGE_CHARS) break;
+      body += (body ? " " : "") + s;
+    }
+    records.push({ id: `synthetic-${i}`, title, body: body || pick(sentences) });
+  }
+  return { records, owner };
+}
+
+function toolsearch(): BenchSystem {
+  let index: DocumentIndex;
+  return {
+    name: "toolsearch-bm25",
+    build(records) {
+      index = new DocumentIndex(records);
+      if (index.passageCount !== records.length) throw new Error(`expected one passage per record, got ${index.passageCount}`);
+    },
+    search: (query) => index.searchSync(query, { limit: 10 }).map((h) => h.id),
+  };
+}
+
+function miniSearchExact(): BenchSystem {
+  let index: MiniSearch<PassageRecord>;
+  // Exact mode: no fuzzy or prefix matching; the title boosted ×3 as ours is.
+  const options = { boost: { title: 3 }, fuzzy: false, prefix: false };
+  return {
+    name: "minisearch",
+    build(records) {
+      index = new MiniSearch<PassageRecord>({ fields: ["title", "body"], idField: "id" });
+      index.addAll(records);
+    },
+    search: (query) => index.search(query, options).slice(0, 10).map((r) => String(r.id)),
+  };
+}
+
+// A collectable heap for exact figures, whether or not node was started with --expose-gc.
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+function heapMb(): number {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}
+
+const { records, owner } = buildCorpus(values.docs!, Number(values.passages), Number(values.seed));
+const threads = new Set(owner.values());
+const queries = loadQueries(values.queries!, (label) => threads.has(label));
+/** Passage ids → thread ids, first occurrence kept. */
+const toThreads = (ids: string[]) => [...new Set(ids.map((id) => owner.get(id) ?? id))];
+
+const ALL = [toolsearch(), miniSearchExact()];
+const chosen = values.systems ? ALL.filter((s) => values.systems!.split(",").includes(s.name)) : ALL;
+type Figures = { build_ms: number; heap_mb: number; p50_ms: number; p99_ms: number; "ndcg@10": number; "recall@5": number; "mrr@10": number };
+const systems: Record<string, Figures> = {};
+for (const system of chosen) {
+  if (!values.json) process.stderr.write(`${system.name}: building over ${records.length} passages…\n`);
+  const before = heapMb();
+  const started = performance.now();
+  system.build(records);
+  const build_ms = performance.now() - started;
+  const heap_mb = heapMb() - before;
+  if (!values.json) process.stderr.write(`${system.name}: ${queries.length} queries…\n`);
+  const r = await evaluateSearcher(queries, (q) => toThreads(system.search(q)));
+  systems[system.name] = { build_ms, heap_mb, p50_ms: r.p50_ms, p99_ms: r.p99_ms, "ndcg@10": r["ndcg@10"], "recall@5": r["recall@5"], "mrr@10": r["mrr@10"] };
+  system.build([]); // release the index before the next system is measured
+}
+
+const ours = systems["toolsearch-bm25"];
+const peer = systems.minisearch;
+const result = {
+  docs: values.docs,
+  passages: records.length,
+  queries: queries.length,
+  systems,
+  ...(ours && peer ? { p50_ratio_vs_minisearch: ours.p50_ms / peer.p50_ms } : {}),
+};
+if (values.json) {
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} else {
+  console.log(`${result.docs}: ${result.passages} passages, ${result.queries} queries`);
+  const rows = Object.entries(systems).map(([name, s]) => [
+    name, s.build_ms.toFixed(0), s.heap_mb.toFixed(1), s.p50_ms.toFixed(3), s.p99_ms.toFixed(3),
+    s["ndcg@10"].toFixed(4), s["recall@5"].toFixed(4), s["mrr@10"].toFixed(4), peer ? (s.p50_ms / peer.p50_ms).toFixed(3) : "-",
+  ]);
+  console.log(table(["system", "build ms", "heap MB", "p50 ms", "p99 ms", "nDCG@10", "R@5", "MRR@10", "p50 / minisearch"], rows).join("\n"));
+}

@@ -1,0 +1,82 @@
+/**
+ * A provider behind the persistent cache: texts already embedded by the same provider come from SQLite, the rest are
+ * embedded (with progress), stored, and every vector is returned at unit length. Queries also go through a small
+ * in-memory cache, so a repeated query costs no model call.
+ */
+import { ToolsearchError } from "../errors.js";
+import { EmbeddingCache, hashText } from "./cache.js";
+import { type EmbeddingProvider, type EmbedProgress, normalize } from "./provider.js";
+
+/** Options of an `Embedder`. */
+export interface EmbedderOptions {
+  /** The persistent cache; `false` keeps nothing on disk (default: a cache at `.toolsearch/embeddings.sqlite`). */
+  cache?: EmbeddingCache | false;
+  /** Queries remembered in memory (default 1000). */
+  queryCacheSize?: number;
+}
+
+export class Embedder {
+  readonly provider: EmbeddingProvider;
+  readonly cache: EmbeddingCache | undefined;
+  private readonly queryCache = new Map<string, Float32Array>();
+  private readonly queryCacheSize: number;
+  /** Texts sent to the provider so far (cache misses); for tests and reports. */
+  providerCalls = 0;
+  providerTexts = 0;
+
+  constructor(provider: EmbeddingProvider, options: EmbedderOptions = {}) {
+    this.provider = provider;
+    this.cache = options.cache === false ? undefined : (options.cache ?? new EmbeddingCache());
+    this.queryCacheSize = options.queryCacheSize ?? 1000;
+  }
+
+  get id(): string {
+    return this.provider.id;
+  }
+
+  get dimensions(): number {
+    return this.provider.dimensions;
+  }
+
+  /** Unit vectors for `texts`, from the cache where possible; `onProgress` counts only texts actually embedded. */
+  async embedMany(texts: string[], onProgress?: EmbedProgress): Promise<Float32Array[]> {
+    const hashes = texts.map(hashText);
+    const found = this.cache?.getMany(this.id, hashes, this.dimensions) ?? new Map<string, Float32Array>();
+    const missing = new Map<string, string>();
+    hashes.forEach((hash, i) => {
+      if (!found.has(hash)) missing.set(hash, texts[i]);
+    });
+    if (missing.size > 0) {
+      const fresh = await this.callProvider([...missing.values()], onProgress);
+      const entries = [...missing.keys()].map((hash, i) => [hash, fresh[i]] as [string, Float32Array]);
+      this.cache?.putMany(this.id, entries);
+      for (const [hash, vector] of entries) found.set(hash, vector);
+    }
+    return hashes.map((hash) => found.get(hash)!);
+  }
+
+  /** The unit vector of a query; repeated queries are answered from memory. */
+  async embedQuery(query: string): Promise<Float32Array> {
+    const known = this.queryCache.get(query);
+    if (known) return known;
+    const [vector] = await this.callProvider([query]);
+    if (this.queryCache.size >= this.queryCacheSize) this.queryCache.delete(this.queryCache.keys().next().value!);
+    this.queryCache.set(query, vector);
+    return vector;
+  }
+
+  async close(): Promise<void> {
+    await this.provider.close?.();
+    this.cache?.close();
+  }
+
+  private async callProvider(texts: string[], onProgress?: EmbedProgress): Promise<Float32Array[]> {
+    this.providerCalls++;
+    this.providerTexts += texts.length;
+    const vectors = await this.provider.embed(texts, onProgress);
+    if (vectors.length !== texts.length || vectors.some((v) => v.length !== this.dimensions)) {
+      throw new ToolsearchError("embedding_failed", `${this.id}: expected ${texts.length} vectors of ${this.dimensions} dimensions, got ${vectors.length}${vectors[0] ? ` of ${vectors[0].length}` : ""}`);
+    }
+    return vectors.map((v) => normalize(Float32Array.from(v)));
+  }
+}

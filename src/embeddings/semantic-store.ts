@@ -1,0 +1,110 @@
+/**
+ * The dense half of an item index (tools or document passages): which text each id embeds, which ids still need a
+ * vector, the vectors themselves, and the `semantic` and `hybrid` rankings. Item indexes call `set`/`delete` as
+ * items come and go; vectors are made lazily, in one batch, on the first search that needs them (or on `prepare`).
+ * An item whose text did not change keeps its vector; a changed item is re-embedded alone.
+ */
+import { ToolsearchError } from "../errors.js";
+import { DEFAULT_FUSION, type FusionOptions, fuse } from "../engines/fusion.js";
+import type { Ranked } from "../engines/top-k.js";
+import { VectorIndex } from "../engines/vector.js";
+import { Embedder } from "./embedder.js";
+import type { EmbeddingProvider, EmbedProgress } from "./provider.js";
+import { UseLiteProvider } from "./use-lite.js";
+
+/** Lexical candidates fused with dense ones in `hybrid`; enough to reach past the first page of either list. */
+export const HYBRID_CANDIDATES = 50;
+
+export class SemanticStore {
+  private embedder: Embedder | undefined;
+  private vectors: VectorIndex | undefined;
+  private readonly texts = new Map<string, string>();
+  private readonly embeddedTexts = new Map<string, string>();
+  private readonly stale = new Set<string>();
+  private preparing: Promise<void> | undefined;
+  private readonly fusion: FusionOptions;
+
+  constructor(embedder: Embedder | EmbeddingProvider | undefined, fusion: FusionOptions = {}) {
+    this.embedder = embedder === undefined || embedder instanceof Embedder ? embedder : new Embedder(embedder);
+    this.fusion = { ...DEFAULT_FUSION, ...fusion };
+  }
+
+  /** The embedder in use, created (USE lite, default cache) on first need. */
+  getEmbedder(): Embedder {
+    this.embedder ??= new Embedder(new UseLiteProvider());
+    return this.embedder;
+  }
+
+  /** Records the text `id` embeds; it gets a (new) vector before the next dense search unless the text is unchanged. */
+  set(id: string, text: string): void {
+    this.texts.set(id, text);
+    if (this.embeddedTexts.get(id) === text) this.stale.delete(id);
+    else this.stale.add(id);
+  }
+
+  delete(id: string): void {
+    this.texts.delete(id);
+    this.embeddedTexts.delete(id);
+    this.stale.delete(id);
+    this.vectors?.remove(id);
+  }
+
+  /** Number of items still waiting for a vector. */
+  get pending(): number {
+    return this.stale.size;
+  }
+
+  /** Embeds every item that needs it (from the cache where possible). Concurrent calls share one run. */
+  async prepare(onProgress?: EmbedProgress): Promise<void> {
+    while (this.stale.size > 0) {
+      this.preparing ??= this.embedStale(onProgress).finally(() => (this.preparing = undefined));
+      await this.preparing;
+    }
+  }
+
+  /** Unit vector of a query. */
+  embedQuery(query: string): Promise<Float32Array> {
+    return this.getEmbedder().embedQuery(query);
+  }
+
+  /** The `k` ids closest to the query vector; `accept` filters ids. */
+  rankDense(query: Float32Array, k: number, accept?: (id: string) => boolean): Ranked[] {
+    return this.vectors?.search(query, k, accept) ?? [];
+  }
+
+  /**
+   * Fuses a lexical ranking (best first, raw scores, at least `HYBRID_CANDIDATES` long when there are that many
+   * matches) with the dense ranking of the same query. Lexical candidates missing from the dense top list get their
+   * exact cosine, so the two lists describe the same candidates.
+   */
+  rankHybrid(lexical: Ranked[], query: Float32Array, limit: number, accept?: (id: string) => boolean): Ranked[] {
+    const dense = this.rankDense(query, Math.max(HYBRID_CANDIDATES, limit), accept);
+    const seen = new Set(dense.map((h) => h.id));
+    for (const hit of lexical) {
+      if (seen.has(hit.id)) continue;
+      const score = this.vectors?.score(hit.id, query);
+      if (score !== undefined) dense.push({ id: hit.id, score });
+    }
+    return fuse({ lexical, dense }, limit, this.fusion);
+  }
+
+  private async embedStale(onProgress?: EmbedProgress): Promise<void> {
+    const ids = [...this.stale];
+    const texts = ids.map((id) => this.texts.get(id)!);
+    const embedder = this.getEmbedder();
+    const vectors = await embedder.embedMany(texts, onProgress);
+    this.vectors ??= new VectorIndex(embedder.dimensions, this.texts.size);
+    ids.forEach((id, i) => {
+      // Skip items removed or changed while their vectors were being made; a changed one is still stale.
+      if (this.texts.get(id) !== texts[i]) return;
+      this.vectors!.set(id, vectors[i]);
+      this.embeddedTexts.set(id, texts[i]);
+      this.stale.delete(id);
+    });
+  }
+}
+
+/** The error for a dense engine asked for through a synchronous call. */
+export function needsAsync(engine: string): ToolsearchError {
+  return new ToolsearchError("unknown_engine", `The ${engine} engine embeds the query: call search() (async), not searchSync().`);
+}
