@@ -29,8 +29,6 @@ describe("toolsearch mcp over stdio with real upstream servers", () => {
   let gatewayPid: number;
 
   before(async () => {
-    writeFileSync(join(dir, "placeholder"), "");
-    rmSync(join(dir, "placeholder"));
     const config = {
       mcpServers: {
         filesystem: { command: process.execPath, args: [serverScript("server-filesystem"), dir] },
