@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import Database from "better-sqlite3";
+import { EmbeddingCache } from "../../src/embeddings/cache.js";
+import { Embedder } from "../../src/embeddings/embedder.js";
+import { ToolIndex } from "../../src/indexes/tool-index.js";
+import { CountingProvider, FIXTURE_TOOLS, tempDir } from "./helpers.js";
+
+/** Vectors shared by the tests that do not watch the cache, so the fixture is embedded once per file. */
+const shared = new EmbeddingCache({ path: ":memory:" });
+
+const top = async (index: ToolIndex, query: string, engine: "semantic" | "hybrid") =>
+  (await index.search(query, { engine, limit: 3 })).map((h) => h.name);
+
+test("semantic search finds tools by meaning where the words differ", async () => {
+  const index = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(new CountingProvider(), { cache: shared }) });
+  assert.equal((await top(index, "latest equity prices", "semantic"))[0], "get_stock_price");
+  assert.equal((await top(index, "will it rain tomorrow", "semantic"))[0], "get_weather_forecast");
+  assert.equal((await top(index, "will it rain tomorrow", "hybrid"))[0], "get_weather_forecast");
+  assert.equal((await top(index, "latest equity prices", "hybrid"))[0], "get_stock_price");
+});
+
+test("semantic results carry the usual hit shape, are deterministic, and respect the limit", async () => {
+  const index = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(new CountingProvider(), { cache: shared }) });
+  const hits = await index.search("convert dollars to euros", { engine: "semantic", limit: 2 });
+  assert.equal(hits.length, 2);
+  assert.equal(hits[0].name, "get_exchange_rate");
+  assert.ok(hits[0].score >= hits[1].score && hits[0].score <= 1.0001);
+  assert.deepEqual(await index.search("convert dollars to euros", { engine: "semantic", limit: 2 }), hits);
+});
+
+test("the synchronous call refuses the dense engines clearly", async () => {
+  const index = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(new CountingProvider(), { cache: shared }) });
+  assert.throws(() => index.searchSync("rain", { engine: "semantic" }), { code: "unknown_engine", message: /search\(\)/ });
+});
+
+test("vectors survive a restart: the second index calls the provider for the query only", async () => {
+  const path = join(tempDir(), "cache.sqlite");
+  const first = new CountingProvider();
+  const a = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(first, { cache: new EmbeddingCache({ path }) }) });
+  await a.prepareEmbeddings();
+  assert.equal(first.seen.length, 10);
+  await a.embedder.close();
+
+  const second = new CountingProvider();
+  const b = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(second, { cache: new EmbeddingCache({ path }) }) });
+  await b.prepareEmbeddings();
+  assert.equal(second.calls, 0, "no tool was re-embedded");
+  assert.equal((await top(b, "will it rain tomorrow", "semantic"))[0], "get_weather_forecast");
+  assert.deepEqual(second.seen, ["will it rain tomorrow"]);
+  await b.embedder.close();
+});
+
+test("a changed tool re-embeds alone; a removed tool leaves the results; an added one joins them", async () => {
+  const provider = new CountingProvider();
+  const index = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(provider, { cache: shared }) });
+  await index.prepareEmbeddings();
+  provider.seen.length = 0;
+
+  index.replace({ name: "play_music", description: "Streams podcasts and audiobooks.", input_schema: { type: "object", properties: {} } });
+  index.replace(index.describe("send_email")!); // unchanged: keeps its vector
+  await index.prepareEmbeddings();
+  assert.equal(provider.seen.length, 1);
+  assert.match(provider.seen[0], /podcasts/);
+
+  assert.ok(index.remove("get_weather_forecast"));
+  assert.ok(!(await top(index, "will it rain tomorrow", "semantic")).includes("get_weather_forecast"));
+  index.add({ name: "rain_radar", description: "Shows where it is raining now and where showers move next.", input_schema: { type: "object", properties: {} } });
+  assert.equal((await top(index, "will it rain tomorrow", "hybrid"))[0], "rain_radar");
+});
+
+test("a corrupt cache file is reported, moved aside and rebuilt; search still works", async () => {
+  const path = join(tempDir(), "cache.sqlite");
+  writeFileSync(path, "this is not a database, just text that happens to be long enough to be read as a header....");
+  const warnings: string[] = [];
+  const cache = new EmbeddingCache({ path, warn: (m) => warnings.push(m) });
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /moved to .*broken/);
+  assert.ok(cache.available);
+  const index = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(new CountingProvider(), { cache }) });
+  assert.equal((await top(index, "latest equity prices", "semantic"))[0], "get_stock_price");
+  assert.equal(cache.count(), 10);
+  cache.close();
+});
+
+test("another application's SQLite file is never written into", async () => {
+  const path = join(tempDir(), "theirs.sqlite");
+  const theirs = new Database(path);
+  theirs.exec("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers (name) VALUES ('Ada');");
+  theirs.close();
+  const warnings: string[] = [];
+  const cache = new EmbeddingCache({ path, warn: (m) => warnings.push(m) });
+  assert.match(warnings[0] ?? "", /not a toolsearch cache|another application/);
+  assert.equal(cache.count(), 0);
+  cache.close();
+  const aside = warnings[0].match(/moved to (\S+) and rebuilt/)![1];
+  const kept = new Database(aside, { readonly: true });
+  assert.equal((kept.prepare("SELECT name FROM customers").get() as { name: string }).name, "Ada");
+  kept.close();
+});
