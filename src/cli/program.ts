@@ -4,6 +4,7 @@ import { registerContext } from "./commands/context.js";
 import { registerDescribe } from "./commands/describe.js";
 import { registerDocs } from "./commands/docs.js";
 import { registerEval } from "./commands/eval.js";
+import { registerLint } from "./commands/lint.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerSearch } from "./commands/search.js";
 import { EXIT, reportError, UsageError } from "./output.js";
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerSearch(program);
   registerDescribe(program);
   registerEval(program);
+  registerLint(program);
   registerContext(program);
   registerDocs(program);
   registerMcp(program);
