@@ -40,8 +40,8 @@ const VERBS = new Set(`
   play pause resume skip seek stream record capture take click type scroll navigate go visit press hover select fill
   wait sleep login logout authenticate authorize connect disconnect attach detach mount unmount load unload use
   fix debug lint review refactor commit checkout branch fork plan solve evaluate optimize recommend suggest
-  convert search-for fetch_all shorten expand reverse random roll flip pick choose draw plot chart map visualize
-`.split(/\s+/).filter(Boolean));
+  shorten expand reverse roll flip pick choose draw plot chart map visualize manage ingest configure config enrich
+  echo complete transfer backup batch upsert sample`.split(/\s+/).filter(Boolean));
 
 /** Whether a lower-case word reads as a verb. */
 export function isVerb(word: string): boolean {

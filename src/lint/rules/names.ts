@@ -33,7 +33,9 @@ export const nameVerbNoun: LintRule = {
   checkTool(tool) {
     const words = tool.words.filter((w) => !/^v?\d+$/.test(w));
     if (words.length === 0 || isVague(tool.words)) return [];
-    if (!isVerb(words[0])) return [`"${tool.localName}" does not start with a verb`];
+    // One leading service word is a common namespace (figma_get_file, browser_navigate): the verb may come second.
+    const verbAt = words.findIndex((w) => isVerb(w));
+    if (verbAt < 0 || verbAt > 1) return [`"${tool.localName}" does not start with a verb (nor has one after a service prefix)`];
     if (words.length === 1) return [`"${tool.localName}" names an action but not what it acts on`];
     return [];
   },

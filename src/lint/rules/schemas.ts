@@ -77,7 +77,7 @@ export const schemaParamUndescribed: LintRule = {
 };
 
 /** Descriptions that spell out a closed set of values. */
-const ENUM_CUE = /\b(one of|either|possible values|allowed values|valid values|accepted values|supported values|available values|valid options|options are|can be one|must be one|values? (are|is|:))\b|['"`][\w./-]+['"`]\s*(,|\bor\b|\/|\|)\s*['"`][\w./-]+['"`]|\b\w+\s*\|\s*\w+\s*\|\s*\w+\b|\basc(ending)?\b.{0,12}\bdesc(ending)?\b/i;
+const ENUM_CUE = /\b(one of|possible values|allowed values|valid values|accepted values|supported values|available values|valid options|options are|can be one|must be one)\b|['"`][\w./-]+['"`]\s*(,|\bor\b|\/|\|)\s*['"`][\w./-]+['"`]|\b\w+\s*\|\s*\w+\s*\|\s*\w+\b|\basc(ending)?\b.{0,12}\bdesc(ending)?\b/i;
 /** Names whose values are a closed set by nature. */
 const ENUM_NAMES = new Set(["status", "direction", "unit", "units", "sortorder", "sortdirection", "order_direction", "orderdirection"]);
 
@@ -105,15 +105,25 @@ const FORMAT_BY_HEAD: Record<string, string> = {
 /** Prose that already states the format, which is enough for a model. */
 const FORMAT_STATED = /\b(yyyy|mm\/dd|dd\/mm|iso[ -]?8601|rfc ?3339|rfc ?2822|e\.164|unix|epoch|format|https?:\/\/|@|\d{4}-\d{2}-\d{2}|example|e\.g\.)/i;
 
+const VALIDATING_VERBS = new Set(["validate", "verify", "check", "test", "lint", "parse", "normalize", "format"]);
+
+/** A default or an example value shows the expected spelling as well as a sentence would. */
+function showsExample(schema: Record<string, unknown>): boolean {
+  const sample = schema.default ?? (Array.isArray(schema.examples) ? schema.examples[0] : schema.example);
+  return typeof sample === "string" && sample.trim() !== "";
+}
+
 export const schemaFormatMissing: LintRule = {
   id: "schema/format-missing",
   severity: "warning",
   rationale: "Dates, emails, URLs and phone numbers come in many spellings; without format, pattern or a stated format the model picks one at random.",
   fix: "Add \"format\" (date, date-time, email, uri …) or a \"pattern\", or state the expected format in the description.",
   checkTool(tool) {
+    // A validator must accept malformed input to judge it: a format there would refuse the very values it checks.
+    if (VALIDATING_VERBS.has(tool.words[0] ?? "")) return [];
     const hits: string[] = [];
     for (const p of tool.params) {
-      if (!isFreeString(p.schema)) continue;
+      if (!isFreeString(p.schema) || showsExample(p.schema)) continue;
       const words = nameWords(p.name);
       const head = words.at(-1) === "number" && words.at(-2) === "phone" ? "phone" : (words.at(-1) ?? "");
       const kind = FORMAT_BY_HEAD[head] ?? (words.length > 1 && head === "at" ? "a timestamp" : undefined);
@@ -124,8 +134,8 @@ export const schemaFormatMissing: LintRule = {
 };
 
 /** Numeric names that imply a bounded range (a page size, a result count). */
-const RANGE_NAME = /^(limit|pagesize|perpage|maxresults|numresults|maxitems|count|topk|topn|resultsperpage|numberofresults|maxcount|size)$/;
-const BOUND_STATED = /\b(at most|up to|max(imum)?|no more than|between|less than|cannot exceed|limit(ed)? to|range)\b[^.]{0,24}\d|\d+\s*(-|–|to|\.\.)\s*\d+/i;
+const RANGE_NAME = /^(limit|pagesize|perpage|maxresults|numresults|maxitems|count|topk|topn|resultsperpage|numberofresults|maxcount)$/;
+const BOUND_STATED = /\b(at most|up to|max(imum)?|no more than|between|less than|cannot exceed|limit(ed)? to|range)\b.{0,24}?\d|\d+\s*(-|–|to|\.\.)\s*\d+/i;
 
 export const schemaNumberUnbounded: LintRule = {
   id: "schema/number-unbounded",
