@@ -241,7 +241,10 @@ export class Gateway {
       return failure(this.outageFor(String(name ?? "")) ?? message.replace("as the tool directory lists it", `as ${SEARCH_TOOLS} returned it`));
     }
     const route = this.routes.get(String(name).trim());
-    const definition = route ? { ...route.definition, server: route.server } : { ...this.index.describe(String(name).trim()), server: null };
+    const tool = this.index.require(String(name).trim());
+    const definition = route
+      ? { ...route.definition, server: route.server }
+      : { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, server: null };
     return { content: [text(JSON.stringify(definition))] };
   }
 
