@@ -5,14 +5,13 @@
  */
 import type { AnthropicTool } from "../catalog/tool.js";
 import { docsToolDefinitions } from "../metatools/docs-tools.js";
+import { TOOL_ENGINES } from "../indexes/tool-index-options.js";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS } from "../metatools/tool-search.js";
 
 export const SEARCH_TOOLS = "search_tools";
 export const DESCRIBE_TOOL = "describe_tool";
 export const CALL_TOOL = "call_tool";
 
-/** Engines a search may name; the index refuses one it cannot answer with (e.g. semantic without a provider). */
-export const SEARCH_ENGINES = ["bm25", "regex", "semantic", "hybrid"];
 
 export function searchToolsDefinition(): AnthropicTool {
   return {
@@ -28,7 +27,7 @@ export function searchToolsDefinition(): AnthropicTool {
       properties: {
         query: { type: "string", description: "What the tool should do, in a few keywords, e.g. 'read file' — or a regular expression when engine is 'regex'." },
         limit: { type: "integer", minimum: 1, maximum: MAX_SEARCH_RESULTS, description: `How many tools to return (default ${DEFAULT_SEARCH_RESULTS}).` },
-        engine: { type: "string", enum: SEARCH_ENGINES, description: "Ranking engine: 'bm25' keywords (default), 'regex' pattern over names and descriptions, 'semantic' or 'hybrid' when embeddings are configured." },
+        engine: { type: "string", enum: [...TOOL_ENGINES], description: "Ranking engine: 'bm25' keywords (default), 'regex' pattern over names and descriptions, 'semantic' by meaning (embeddings; the first such search loads the model), 'hybrid' both." },
       },
       required: ["query"],
       additionalProperties: false,

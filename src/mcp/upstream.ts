@@ -21,6 +21,8 @@ export interface UpstreamOptions {
   connectTimeoutMs?: number;
   /** First restart delay after a failure (default 1 s); doubled on each failure in a row. */
   restartDelayMs?: number;
+  /** Most time a ping may take after a call timed out; no answer means the server hung and is restarted (default 5 s). */
+  pingTimeoutMs?: number;
   /** Longest restart delay (default 60 s). */
   maxRestartDelayMs?: number;
   /** Where to write one-line status messages (default: stderr). */
@@ -29,7 +31,7 @@ export interface UpstreamOptions {
 
 export type UpstreamState = "starting" | "ready" | "restarting" | "closed";
 
-const DEFAULTS = { callTimeoutMs: 60_000, connectTimeoutMs: 30_000, restartDelayMs: 1_000, maxRestartDelayMs: 60_000 };
+const DEFAULTS = { callTimeoutMs: 60_000, connectTimeoutMs: 30_000, pingTimeoutMs: 5_000, restartDelayMs: 1_000, maxRestartDelayMs: 60_000 };
 const STDERR_TAIL_LINES = 5;
 const CLIENT_INFO = { name: "toolsearch-gateway", version: "0.1.0" };
 
@@ -96,12 +98,25 @@ export class Upstream {
       return (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.options.callTimeoutMs })) as CallToolResult;
     } catch (error) {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        throw new ToolsearchError("upstream_timeout", `upstream server "${this.name}" did not answer ${tool} within ${this.options.callTimeoutMs} ms.`);
+        const slow = `upstream server "${this.name}" did not answer ${tool} within ${this.options.callTimeoutMs} ms`;
+        if (await this.answersPing(client)) throw new ToolsearchError("upstream_timeout", `${slow}; the server itself still answers, so try again or with a smaller request.`);
+        this.fail(client, `hung: a call timed out and it did not answer a ping within ${this.options.pingTimeoutMs} ms`);
+        throw new ToolsearchError("upstream_timeout", `${slow}, and it no longer answers at all: it is being restarted. Try again later.`);
       }
       if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) throw error;
       // The connection broke during the call (crash, HTTP server gone): restart it.
       this.fail(client, errorText(error));
       throw new ToolsearchError("upstream_unavailable", `${this.describeOutage()}. The call to ${tool} was not completed.`);
+    }
+  }
+
+  /** Whether the server answers a ping in time (tells a slow tool from a hung server). */
+  private async answersPing(client: Client): Promise<boolean> {
+    try {
+      await client.ping({ timeout: this.options.pingTimeoutMs });
+      return true;
+    } catch {
+      return false;
     }
   }
 

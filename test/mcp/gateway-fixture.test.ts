@@ -26,7 +26,7 @@ describe("gateway in front of the fixture server", () => {
       config,
       catalog: await ToolIndex.fromTools(staticTools),
       exposeFound: true,
-      upstream: { callTimeoutMs: 300 },
+      upstream: { callTimeoutMs: 300, pingTimeoutMs: 300, restartDelayMs: 100 },
       log: (line) => logs.push(line),
     });
     client = await connectInMemory(gateway);
@@ -43,7 +43,7 @@ describe("gateway in front of the fixture server", () => {
 
   it("indexes every page of the upstream's tools under namespaced, valid names", () => {
     const names = gateway.index.names().filter((n) => n.startsWith("fixture__")).sort();
-    assert.equal(names.length, 5);
+    assert.equal(names.length, 6);
     assert.ok(names.includes("fixture__ping") && names.includes("fixture__echo_text"));
     const weather = names.find((n) => n.startsWith("fixture__weather_forecast_"));
     assert.ok(weather, `a sanitized name for weather.forecast in ${names}`);
@@ -85,7 +85,7 @@ describe("gateway in front of the fixture server", () => {
   it("times a hanging call out and keeps the server usable", async () => {
     const result = await client.callTool({ name: "call_tool", arguments: { name: "fixture__sleep_forever" } });
     assert.equal(result.isError, true);
-    assert.match(textOf(result), /did not answer sleep_forever within 300 ms/);
+    assert.match(textOf(result), /did not answer sleep_forever within 300 ms; the server itself still answers/);
     assert.equal(textOf(await client.callTool({ name: "call_tool", arguments: { name: "fixture__ping" } })), "pong");
   });
 
@@ -103,5 +103,15 @@ describe("gateway in front of the fixture server", () => {
     const { tools } = await client.listTools();
     assert.ok(tools.some((t) => t.name === "fixture__echo_text"));
     assert.equal(textOf(await client.callTool({ name: "fixture__echo_text", arguments: { text: "direct" } })), "direct");
+  });
+
+  it("restarts a hung server (a call timed out and pings go unanswered), then its tools work again", async () => {
+    const pid = gateway.upstreams.get("fixture")!.pid;
+    const result = await client.callTool({ name: "call_tool", arguments: { name: "fixture__freeze" } });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /no longer answers at all: it is being restarted/);
+    await eventually(async () => textOf(await client.callTool({ name: "call_tool", arguments: { name: "fixture__ping" } })) === "pong");
+    assert.notEqual(gateway.upstreams.get("fixture")!.pid, pid);
+    assert.ok(logs.some((line) => line.includes('upstream "fixture" went down: hung')));
   });
 });
