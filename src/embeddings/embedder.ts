@@ -13,6 +13,8 @@ export interface EmbedderOptions {
   cache?: EmbeddingCache | false;
   /** Queries remembered in memory (default 1000). */
   queryCacheSize?: number;
+  /** Also keep query vectors in the persistent cache (default false; `eval` turns it on, since it repeats queries). */
+  persistQueries?: boolean;
 }
 
 export class Embedder {
@@ -20,6 +22,7 @@ export class Embedder {
   readonly cache: EmbeddingCache | undefined;
   private readonly queryCache = new Map<string, Float32Array>();
   private readonly queryCacheSize: number;
+  private readonly persistQueries: boolean;
   /** Texts sent to the provider so far (cache misses); for tests and reports. */
   providerCalls = 0;
   providerTexts = 0;
@@ -28,6 +31,7 @@ export class Embedder {
     this.provider = provider;
     this.cache = options.cache === false ? undefined : (options.cache ?? new EmbeddingCache());
     this.queryCacheSize = options.queryCacheSize ?? 1000;
+    this.persistQueries = options.persistQueries ?? false;
   }
 
   get id(): string {
@@ -59,7 +63,7 @@ export class Embedder {
   async embedQuery(query: string): Promise<Float32Array> {
     const known = this.queryCache.get(query);
     if (known) return known;
-    const [vector] = await this.callProvider([query]);
+    const [vector] = this.persistQueries ? await this.embedMany([query]) : await this.callProvider([query]);
     if (this.queryCache.size >= this.queryCacheSize) this.queryCache.delete(this.queryCache.keys().next().value!);
     this.queryCache.set(query, vector);
     return vector;

@@ -1,4 +1,7 @@
 /** Options and result types of a `DocumentIndex`, one small type per concept. */
+import type { Embedder } from "../embeddings/embedder.js";
+import type { EmbeddingProvider } from "../embeddings/provider.js";
+import type { FusionOptions } from "../engines/fusion.js";
 import type { FuzzyOptions } from "../engines/fuzzy.js";
 import type { AnalyzerOptions } from "../text/analyzer.js";
 import type { PassageOptions } from "../text/passages.js";
@@ -47,14 +50,21 @@ export interface DocumentIndexOptions {
   scoring?: PassageScoring;
   /** Longest snippet (default 240, SPEC §4). */
   snippetChars?: number;
+  /**
+   * Embeddings for the `semantic` and `hybrid` engines (title plus passage is embedded per passage); see
+   * `ToolIndexOptions.embedder`. Default: USE lite, offline, created on first use.
+   */
+  embedder?: Embedder | EmbeddingProvider;
+  /** How `hybrid` fuses BM25 and semantic passage rankings. */
+  fusion?: FusionOptions;
 }
 
 /**
  * The engines a `DocumentIndex` answers with. Engine dispatch lives in one place: `DocumentIndex.rankPassages`.
  */
-export type DocumentEngine = "bm25";
+export type DocumentEngine = "bm25" | "semantic" | "hybrid";
 
-export const DOCUMENT_ENGINES: readonly DocumentEngine[] = ["bm25"];
+export const DOCUMENT_ENGINES: readonly DocumentEngine[] = ["bm25", "semantic", "hybrid"];
 
 /** Options of one search. */
 export interface DocumentSearchOptions {

@@ -12,6 +12,9 @@
  * ```
  */
 import { checkDocument, checkDocuments, type Document, loadDocuments } from "../catalog/documents.js";
+import type { EmbedProgress } from "../embeddings/provider.js";
+import { HYBRID_CANDIDATES, needsAsync, SemanticStore } from "../embeddings/semantic-store.js";
+import { documentEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
 import { Bm25fIndex } from "../engines/bm25f.js";
 import { compareRanked, type Ranked } from "../engines/top-k.js";
@@ -50,11 +53,14 @@ export class DocumentIndex {
   private readonly bm25: Bm25fIndex;
   private readonly options: DocumentIndexOptions;
   private readonly scoring: Required<PassageScoring>;
+  /** Passage vectors for the `semantic` and `hybrid` engines, made on first use. */
+  private readonly semantic: SemanticStore;
 
   constructor(documents: Document[] = [], options: DocumentIndexOptions = {}) {
     this.options = options;
     this.analyzer = createAnalyzer(options.analyzer);
     this.scoring = { ...DEFAULT_PASSAGE_SCORING, ...options.scoring };
+    this.semantic = new SemanticStore(options.embedder, options.fusion);
     const bm25 = options.bm25 ?? {};
     this.bm25 = new Bm25fIndex({
       k1: bm25.k1 ?? DEFAULT_DOCUMENT_BM25.k1,
@@ -132,6 +138,7 @@ export class DocumentIndex {
     entry.passages.forEach((_, n) => {
       const key = passageKey(id, n);
       this.bm25.remove(key);
+      this.semantic.delete(key);
       this.owners.delete(key);
     });
     this.documents.delete(id);
@@ -140,7 +147,24 @@ export class DocumentIndex {
 
   /** Searches the documents; see `DocumentSearchOptions`. */
   async search(query: string, options: DocumentSearchOptions = {}): Promise<DocumentHit[]> {
-    return this.searchSync(query, options);
+    const engine = options.engine ?? "bm25";
+    if (engine !== "semantic" && engine !== "hybrid") return this.searchSync(query, options);
+    const limit = checkLimit(options.limit);
+    await this.semantic.prepare();
+    const vector = await this.semantic.embedQuery(query);
+    const terms = this.analyzer.analyze(query);
+    const lexical = (fetch: number) => this.bm25.search(terms, Math.max(fetch, HYBRID_CANDIDATES), { fuzzy: options.fuzzy });
+    const ranked = this.rankDocuments(
+      (fetch) => (engine === "semantic" ? this.semantic.rankDense(vector, fetch) : this.semantic.rankHybrid(lexical(fetch), vector, fetch)),
+      limit,
+    );
+    const isMatch = this.matcher(terms, options.fuzzy !== false);
+    return ranked.map((hit) => this.toHit(hit, isMatch));
+  }
+
+  /** Embeds every passage that has no vector yet (cached vectors are reused); see `ToolIndex.prepareEmbeddings`. */
+  async prepareEmbeddings(onProgress?: EmbedProgress): Promise<void> {
+    await this.semantic.prepare(onProgress);
   }
 
   /** `search` without the promise, for the engines that need no I/O (`bm25`). */
@@ -183,6 +207,7 @@ export class DocumentIndex {
   /** The one place engines are dispatched: ranked passage keys for a query, best first. */
   private rankPassages(engine: DocumentEngine, terms: string[], fetch: number, options: DocumentSearchOptions): Ranked[] {
     if (engine === "bm25") return this.bm25.search(terms, fetch, { fuzzy: options.fuzzy });
+    if (engine === "semantic" || engine === "hybrid") throw needsAsync(engine);
     throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)} for documents: use ${DOCUMENT_ENGINES.join(", ")}.`);
   }
 
@@ -244,7 +269,9 @@ export class DocumentIndex {
     passages.forEach((passage, n) => {
       const key = passageKey(doc.id, n);
       this.owners.set(key, { docId: doc.id, n });
-      this.bm25.add(key, [title, this.analyzer.analyze(doc.body.slice(passage.start, passage.end))]);
+      const text = doc.body.slice(passage.start, passage.end);
+      this.bm25.add(key, [title, this.analyzer.analyze(text)]);
+      this.semantic.set(key, documentEmbeddingText(doc.title, text));
     });
   }
 }
