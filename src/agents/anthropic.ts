@@ -161,6 +161,10 @@ export interface RunAgentOptions extends ToolboxOptions, Omit<AnthropicRequestOp
   maxIterations?: number;
   /** Called for each request, response and tool call. */
   onEvent?: (event: AgentEvent) => void;
+  /** Stream each response (`messages.stream`); the loop still acts on whole messages. Default false. */
+  stream?: boolean;
+  /** With `stream`, called with each piece of text as it arrives. */
+  onText?: (delta: string) => void;
 }
 
 /** The result of a run. */
@@ -193,7 +197,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     checkAnthropicRequest(request);
     stats.iterations++;
     options.onEvent?.({ type: "request", iteration: stats.iterations, request });
-    const message = await options.client.messages.create(request);
+    const message = await send(options, request);
     options.onEvent?.({ type: "response", iteration: stats.iterations, message });
     last = message;
     countUsage(stats, message);
@@ -213,6 +217,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     messages.push({ role: "user", content: results });
   }
   return finish(last!, messages, "max_iterations", stats);
+}
+
+/** One request, streamed or not; either way the whole message comes back. */
+async function send(options: RunAgentOptions, request: CreateParams): Promise<Message> {
+  if (!options.stream) return options.client.messages.create(request);
+  const stream = options.client.messages.stream(request);
+  if (options.onText) stream.on("text", (delta) => options.onText!(delta));
+  return stream.finalMessage();
 }
 
 function finish(message: Message, messages: MessageParam[], stopReason: string, stats: AgentStats): AgentRun {

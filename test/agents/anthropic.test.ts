@@ -167,6 +167,27 @@ describe("runAgent, search mode", () => {
   });
 });
 
+describe("runAgent, streaming", () => {
+  it("streams responses (SSE) and acts on the whole messages", async () => {
+    const pieces: string[] = [];
+    const { api, client, catalog } = await setup([
+      () => anthropicMessage([text("Searching."), toolUse("tool_search", { query: "service health" }, "s1")], "tool_use"),
+      () => anthropicMessage([toolUse("get_service_health", { service_name: "checkout", time_window: "15m" }, "h1")], "tool_use"),
+      () => anthropicMessage([text("Checkout is healthy.")], "end_turn"),
+    ]);
+    const run = await runAgent({
+      client, catalog, model: "claude-test", prompt: "Is checkout ok?", stream: true, onText: (d) => pieces.push(d),
+      handlers: { get_service_health: (input) => ({ ...input, status: "healthy" }) },
+    });
+    assert.ok(api.requests.every((r) => r.stream === true));
+    assert.equal(run.text, "Checkout is healthy.");
+    assert.equal(pieces.join(""), "Searching.Checkout is healthy.");
+    assert.equal(lastUserBlocks(api.requests[2])[0].content, JSON.stringify({ service_name: "checkout", time_window: "15m", status: "healthy" }));
+    assert.equal(run.stats.toolCalls, 1);
+    assert.equal(run.stats.outputTokens, 60);
+  });
+});
+
 describe("runAgent, directory mode", () => {
   it("lists tools in the system prompt; describe_tool returns the schema plus a reference; the prefix never changes", async () => {
     const { api, client, catalog } = await setup([

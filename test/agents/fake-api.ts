@@ -40,8 +40,14 @@ export async function startFakeApi(turns: Turn[]): Promise<FakeApi> {
         res.end(JSON.stringify({ type: "error", error: { type: "api_error", message: `no scripted turn ${index}` } }));
         return;
       }
+      const answer = turn(body, index);
+      if (body.stream === true) {
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        res.end(anthropicEvents(answer as Record<string, unknown>).map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join(""));
+        return;
+      }
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(turn(body, index)));
+      res.end(JSON.stringify(answer));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -53,6 +59,34 @@ export async function startFakeApi(turns: Turn[]): Promise<FakeApi> {
     paths,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A Message as the Messages API streams it: start, each block in pieces, delta, stop. */
+function anthropicEvents(message: Record<string, unknown>): [string, unknown][] {
+  const content = message.content as Record<string, unknown>[];
+  const usage = message.usage as { input_tokens: number; output_tokens: number };
+  const events: [string, unknown][] = [
+    ["message_start", { type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }],
+  ];
+  content.forEach((block, index) => {
+    if (block.type === "text") {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }]);
+      const text = String(block.text);
+      for (const piece of [text.slice(0, Math.ceil(text.length / 2)), text.slice(Math.ceil(text.length / 2))]) {
+        events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: piece } }]);
+      }
+    } else {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: { ...block, input: {} } }]);
+      const json = JSON.stringify(block.input);
+      for (const piece of [json.slice(0, 5), json.slice(5)]) {
+        events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }]);
+      }
+    }
+    events.push(["content_block_stop", { type: "content_block_stop", index }]);
+  });
+  events.push(["message_delta", { type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }]);
+  events.push(["message_stop", { type: "message_stop" }]);
+  return events;
 }
 
 let counter = 0;
