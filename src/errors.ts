@@ -29,6 +29,8 @@ export const ErrorCodes = {
   invalid_option: "invalid_option",
   /** A tool added to an index breaks a catalog rule (name, schema, duplicate). */
   tool_invalid: "tool_invalid",
+  /** `lint --fail-on` found findings at or above the chosen severity (the CI signal; the report is on stdout). */
+  lint_failed: "lint_failed",
   /** An API request toolsearch built or was given breaks a rule of the API (no non-deferred tool, bad name …). */
   request_invalid: "request_invalid",
   /** An MCP gateway configuration file breaks a rule (names the server and the field). */

@@ -36,3 +36,5 @@ export {
   docsToolDefinitions, handleDocsTool, handleReadDoc, handleSearchDocs, noMatchGuidance, READ_DOC, SEARCH_DOCS,
   type DocsResultFormat, type DocsToolResult, type DocsToolsOptions, type SearchResultBlock, type TextBlock,
 } from "./metatools/docs-tools.js";
+export { LINT_RULES, lintFile, lintTools, selectRules, scoreTools, countByRule, SEVERITY_PENALTY, type LintOptions, type LintReport } from "./lint/runner.js";
+export type { Finding, LintRule, LintTool, LintParam, Severity } from "./lint/types.js";

@@ -41,7 +41,7 @@ const VERBS = new Set(`
   wait sleep login logout authenticate authorize connect disconnect attach detach mount unmount load unload use
   fix debug lint review refactor commit checkout branch fork plan solve evaluate optimize recommend suggest
   shorten expand reverse roll flip pick choose draw plot chart map visualize manage ingest configure config enrich
-  echo complete transfer backup batch upsert sample`.split(/\s+/).filter(Boolean));
+  echo complete transfer backup batch upsert sample void refund`.split(/\s+/).filter(Boolean));
 
 /** Whether a lower-case word reads as a verb. */
 export function isVerb(word: string): boolean {

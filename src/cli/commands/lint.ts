@@ -1,6 +1,7 @@
 /** `toolsearch lint FILE [--json] [--fail-on error|warning] [--rule IDS] [--ignore IDS] [--list-rules]` */
 import type { Command } from "commander";
-import { countByRule, LINT_RULES, type LintReport, lintFile } from "../../lint/runner.js";
+import { ToolsearchError } from "../../errors.js";
+import { countByRule, LINT_RULES, type LintReport, lintFile, selectRules } from "../../lint/runner.js";
 import type { Finding, Severity } from "../../lint/types.js";
 import { printJson, printLines, table, UsageError } from "../output.js";
 
@@ -11,9 +12,6 @@ interface LintFlags {
   ignore: string[];
   listRules?: boolean;
 }
-
-/** Exit code when findings reach the `--fail-on` severity: the CI signal. */
-export const LINT_FAILED_EXIT = 1;
 
 function parseFailOn(value: string): Severity {
   if (value === "error" || value === "warning" || value === "info") return value;
@@ -38,11 +36,25 @@ export function registerLint(program: Command): void {
     .action((file: string | undefined, flags: LintFlags) => {
       if (flags.listRules) return listRules(flags.json);
       if (!file) throw new UsageError("lint needs a catalog file (or --list-rules)");
+      checkSelectors(flags.rule, flags.ignore);
       const report = lintFile(file, { rules: flags.rule, ignore: flags.ignore });
       if (flags.json) printJson(report);
       else printLines(humanReport(file, report));
-      if (flags.failOn && failing(report.findings, flags.failOn)) process.exitCode = LINT_FAILED_EXIT;
+      if (flags.failOn && failing(report.findings, flags.failOn)) {
+        const count = report.findings.filter((f) => RANK[f.severity] <= RANK[flags.failOn!]).length;
+        throw new ToolsearchError("lint_failed", `lint: ${plural(count, "finding")} at or above "${flags.failOn}" (--fail-on ${flags.failOn})`);
+      }
     });
+}
+
+/** An unknown rule in --rule/--ignore is bad usage (exit 2), not a problem with the catalog. */
+function checkSelectors(only: string[], ignore: string[]): void {
+  try {
+    selectRules(only, ignore);
+  } catch (error) {
+    if (error instanceof ToolsearchError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };

@@ -166,7 +166,7 @@ export function crudResource(tool: LintTool): string | undefined {
     if (words[i] === "by" && i + 1 < words.length) { i++; continue; } // get_user_by_email → user
     rest.push(singular(words[i]));
   }
-  return rest.length && !isVerb(rest[0]) ? rest.join("_") : undefined;
+  return rest.length ? rest.join("_") : undefined;
 }
 
 /** The parameter that identifies the resource: `id`, or `<resource>_id` spelled any way. */

@@ -82,7 +82,7 @@ export const nameStyleRule: LintRule = {
   checkCatalog({ tools }) {
     const groups = new Map<string, { tool: LintTool; style: string }[]>();
     for (const tool of tools) {
-      const style = tool.name ? nameStyle(tool.localName) : undefined;
+      const style = tool.name && !nameProblem(tool.name) ? nameStyle(tool.localName) : undefined;
       if (!style) continue;
       const group = groups.get(tool.namespace) ?? [];
       group.push({ tool, style });
