@@ -1,7 +1,8 @@
 /**
  * Gateway benchmark: search latency through `toolsearch mcp` over stdio with the 12.2k-tool scale catalog, measured
  * from an MCP client (the SDK's Client) as one `search_tools` call, next to the same search in-process in one run, so
- * the ratio is what the MCP hop (JSON-RPC over pipes, result shaping with input schemas) costs.
+ * the ratio is what the MCP hop (JSON-RPC over pipes, result shaping with input schemas) costs; a ping over the same
+ * connection gives the floor of one round trip.
  *
  *   npm run bench:gateway               # table
  *   npm run bench:gateway -- --json     # one JSON object
@@ -76,18 +77,24 @@ async function main(): Promise<void> {
     const text = (result.content as { type: string; text: string }[])[0].text;
     return text.startsWith("{") ? (JSON.parse(text) as { results: { name: string }[] }).results.map((r) => r.name) : [];
   });
+  // The floor of one MCP round trip over the same pipes: a ping, which does no work at all.
+  const floor = await measure(queries, warmup, async () => {
+    await client.ping();
+    return [];
+  });
   await client.close();
 
   const systems: Record<string, SystemResult> = {
     "toolsearch-bm25 (in-process)": { build_ms: round(inProcessBuild), p50_ms: round(percentile(local.latencies, 0.5)), p99_ms: round(percentile(local.latencies, 0.99)), "ndcg@10": quality(local.ranked) },
     "gateway-stdio (search_tools)": { build_ms: round(gatewayStart), p50_ms: round(percentile(gateway.latencies, 0.5)), p99_ms: round(percentile(gateway.latencies, 0.99)), "ndcg@10": quality(gateway.ranked) },
+    "gateway-stdio (ping round trip)": { build_ms: round(gatewayStart), p50_ms: round(percentile(floor.latencies, 0.5)), p99_ms: round(percentile(floor.latencies, 0.99)) },
   };
   const output = { catalog: values.catalog, tools: index.size, queries: queries.length, limit, systems };
   if (values.json) {
     process.stdout.write(`${JSON.stringify(output)}\n`);
     return;
   }
-  const rows = Object.entries(systems).map(([name, s]) => [name, s.build_ms.toFixed(0), s.p50_ms.toFixed(3), s.p99_ms.toFixed(3), String(s["ndcg@10"])]);
+  const rows = Object.entries(systems).map(([name, s]) => [name, s.build_ms.toFixed(0), s.p50_ms.toFixed(3), s.p99_ms.toFixed(3), String(s["ndcg@10"] ?? "-")]);
   const [a, b] = Object.values(systems);
   process.stdout.write(`${output.tools} tools, ${output.queries} queries, limit ${limit} (build_ms: index build in-process; gateway start to first tools/list)\n`);
   process.stdout.write(`${table(["system", "build_ms", "p50_ms", "p99_ms", "ndcg@10"], rows).join("\n")}\n`);
