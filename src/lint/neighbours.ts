@@ -34,11 +34,12 @@ export function findNeighbours(tools: LintTool[], analyzer: Analyzer): Map<numbe
   });
   for (const tool of tools) {
     const texts = toolTexts(asTool(tool));
-    index.add(String(tool.index), TOOL_FIELDS.map((field) => analyzer.analyze(texts[field])));
+    // The description is already analyzed; the other fields are short or shared, so analysis is cheap there.
+    index.add(String(tool.index), TOOL_FIELDS.map((field) => (field === "description" ? tool.descriptionTerms : analyzer.analyze(texts[field]))));
   }
   const neighbours = new Map<number, Neighbour>();
   for (const tool of tools) {
-    const terms = queryTerms(tool, index, analyzer, Math.max(50, tools.length * COMMON_TERM_SHARE));
+    const terms = queryTerms(tool, index, Math.max(50, tools.length * COMMON_TERM_SHARE));
     if (terms.length === 0) continue;
     const hits = index.search(terms, HITS_PER_QUERY, { fuzzy: false });
     const self = hits.find((h) => h.id === String(tool.index));
@@ -52,8 +53,8 @@ export function findNeighbours(tools: LintTool[], analyzer: Analyzer): Map<numbe
 }
 
 /** The tool's own rarest terms (name and description), most distinctive first. */
-function queryTerms(tool: LintTool, index: Bm25fIndex, analyzer: Analyzer, commonDf: number): string[] {
-  const byRarity = [...new Set(analyzer.analyze(`${tool.localName}\n${tool.description}`))]
+function queryTerms(tool: LintTool, index: Bm25fIndex, commonDf: number): string[] {
+  const byRarity = [...tool.terms]
     .map((term) => ({ term, df: index.documentFrequency(term) }))
     .sort((a, b) => a.df - b.df);
   const kept = byRarity.filter((t, i) => i < MIN_QUERY_TERMS || t.df <= commonDf);

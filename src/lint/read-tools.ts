@@ -34,6 +34,8 @@ export function toLintTool(item: unknown, index: number, analyzer: Analyzer): Li
   const name = typeof raw.name === "string" ? raw.name : undefined;
   const description = typeof raw.description === "string" ? raw.description : "";
   const { namespace, localName } = splitNamespace(name ?? "");
+  const nameTerms = analyzer.analyze(localName);
+  const descriptionTerms = analyzer.analyze(description);
   const tool: LintTool = {
     index,
     id: name && name.trim() ? name : `#${index}`,
@@ -45,7 +47,9 @@ export function toLintTool(item: unknown, index: number, analyzer: Analyzer): Li
     namespace,
     localName,
     words: nameWords(localName),
-    terms: new Set(analyzer.analyze(`${localName}\n${description}`)),
+    nameTerms,
+    descriptionTerms,
+    terms: new Set([...nameTerms, ...descriptionTerms]),
   };
   const category = (raw.extras as Record<string, unknown>).category;
   if (typeof category === "string") tool.category = category;
@@ -54,6 +58,7 @@ export function toLintTool(item: unknown, index: number, analyzer: Analyzer): Li
 
 function blank(index: number, name: string | undefined, shapeError: string, analyzer: Analyzer): LintTool {
   const { namespace, localName } = splitNamespace(name ?? "");
+  const nameTerms = analyzer.analyze(localName);
   return {
     index,
     id: name && name.trim() ? name : `#${index}`,
@@ -66,7 +71,9 @@ function blank(index: number, name: string | undefined, shapeError: string, anal
     namespace,
     localName,
     words: nameWords(localName),
-    terms: new Set(analyzer.analyze(localName)),
+    nameTerms,
+    descriptionTerms: [],
+    terms: new Set(nameTerms),
   };
 }
 

@@ -54,6 +54,10 @@ export interface LintTool {
   localName: string;
   /** The words of the local name, lower case (`getUserById` → get, user, by, id). */
   words: string[];
+  /** Analyzed terms of the local name. */
+  nameTerms: string[];
+  /** Analyzed terms of the description, in order. */
+  descriptionTerms: string[];
   /** Analyzed terms of the name and the description, for mention checks. */
   terms: Set<string>;
   category?: string;

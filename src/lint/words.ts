@@ -66,3 +66,20 @@ export function isMentioned(paramName: string, terms: Set<string>, analyze: (tex
 export function wordCount(text: string): number {
   return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 }
+
+/** The first verb among a name's words (`edubase_get_class_tags` → get), or "". */
+export function actionOf(words: string[]): string {
+  return words.find((w) => isVerb(w)) ?? "";
+}
+
+/** Whether two names act differently (get_x vs enable_x): the action alone tells them apart. */
+export function differentActions(a: { words: string[] }, b: { words: string[] }): boolean {
+  const verbA = actionOf(a.words);
+  const verbB = actionOf(b.words);
+  return verbA !== "" && verbB !== "" && verbA !== verbB;
+}
+
+/** Whether a text names a tool (case-insensitive; names of one or two letters never count). */
+export function mentionsName(text: string, name: string): boolean {
+  return name.length > 2 && text.toLowerCase().includes(name.toLowerCase());
+}

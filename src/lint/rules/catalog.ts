@@ -3,7 +3,7 @@
  * search cannot tell apart, and CRUD groups that spell their id parameter differently.
  */
 import type { LintContext, LintRule, LintTool, RuleHit } from "../types.js";
-import { isVerb, nameWords, singular } from "../words.js";
+import { differentActions, mentionsName, nameWords, singular } from "../words.js";
 
 export const catalogDuplicateName: LintRule = {
   id: "catalog/duplicate-name",
@@ -34,17 +34,27 @@ export const catalogDuplicateDefinition: LintRule = {
   rationale: "Two tools with the same description and schema under different names split the model's choice and the search ranking for nothing.",
   fix: "Keep one of them, or say in each description how they differ.",
   checkCatalog({ tools }) {
-    const first = new Map<string, LintTool>();
-    const hits: RuleHit[] = [];
+    // Group by description first: serializing schemas is only worth it for the few tools that share one.
+    const byDescription = new Map<string, LintTool[]>();
     for (const tool of tools) {
       const description = tool.description.trim().replace(/\s+/g, " ").toLowerCase();
       if (!description || tool.shapeError) continue;
-      const key = `${description}\u0000${schemaKey(tool.schema)}`;
-      const seen = first.get(key);
-      if (seen && seen.name !== tool.name) hits.push({ tool: tool.index, message: `same description and schema as ${seen.id}` });
-      else if (!seen) first.set(key, tool);
+      const group = byDescription.get(description);
+      if (group) group.push(tool);
+      else byDescription.set(description, [tool]);
     }
-    return hits;
+    const hits: RuleHit[] = [];
+    for (const group of byDescription.values()) {
+      if (group.length < 2) continue;
+      const first = new Map<string, LintTool>();
+      for (const tool of group) {
+        const key = schemaKey(tool.schema);
+        const seen = first.get(key);
+        if (seen && seen.name !== tool.name) hits.push({ tool: tool.index, message: `same description and schema as ${seen.id}` });
+        else if (!seen) first.set(key, tool);
+      }
+    }
+    return hits.sort((x, y) => x.tool - y.tool);
   },
 };
 
@@ -71,18 +81,6 @@ function bigrams(terms: string[]): Set<string> {
   return out;
 }
 
-/** The first verb of a name (`edubase_get_class_tags` → get), or "". */
-function actionOf(tool: LintTool): string {
-  return tool.words.find((w) => isVerb(w)) ?? "";
-}
-
-/** Whether the two names act differently (get_x vs enable_x): the action alone tells them apart. */
-function differentActions(a: LintTool, b: LintTool): boolean {
-  const verbA = actionOf(a);
-  const verbB = actionOf(b);
-  return verbA !== "" && verbB !== "" && verbA !== verbB;
-}
-
 /** Whether two names have the same words but for at most one (plurals folded): get_team / get_teams. */
 function nearlySameName(a: LintTool, b: LintTool): boolean {
   const wordsA = new Set(a.words.map(singular));
@@ -103,14 +101,13 @@ function informativeBigrams(terms: string[]): Set<string> {
  * nothing to the other's and the other adds at most a couple of words (or both are empty); words in a different
  * order ("secret key to mnemonic" / "mnemonic to secret key") do set them apart.
  */
-function differentiated(a: LintTool, b: LintTool, context: LintContext): boolean {
+function differentiated(a: LintTool, b: LintTool): boolean {
   if (differentActions(a, b)) return true;
-  const mentions = (x: LintTool, y: LintTool) => y.localName.length > 2 && x.description.toLowerCase().includes(y.localName.toLowerCase());
-  if (mentions(a, b) || mentions(b, a)) return true;
+  if (mentionsName(a.description, b.localName) || mentionsName(b.description, a.localName)) return true;
   // Two empty descriptions are reported by description/missing; the pair only adds to that when the names nearly match.
   if (a.description.trim() === "" && b.description.trim() === "") return !nearlySameName(a, b);
-  const listA = context.analyzer.analyze(a.description);
-  const listB = context.analyzer.analyze(b.description);
+  const listA = a.descriptionTerms;
+  const listB = b.descriptionTerms;
   const termsA = new Set(listA);
   const termsB = new Set(listB);
   const onlyA = termsOnlyIn(termsA, termsB).length;
@@ -143,7 +140,7 @@ export const catalogConfusable: LintRule = {
       if (near.closeness < CONFUSABLE_CLOSENESS || back.closeness < CONFUSABLE_CLOSENESS) continue;
       const a = context.tools[index];
       const b = context.tools[near.other];
-      if (a.name === b.name || sameDefinition(a, b) || differentiated(a, b, context)) continue;
+      if (a.name === b.name || sameDefinition(a, b) || differentiated(a, b)) continue;
       const message = (other: LintTool) => `hard to tell apart from ${other.id}: each is the other's best search match and neither description says what the other's does not`;
       hits.push({ tool: a.index, message: message(b) }, { tool: b.index, message: message(a) });
     }

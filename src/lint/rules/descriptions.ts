@@ -6,7 +6,7 @@
  */
 import { hasOwnDescription, isConstrained, isMentionedByTool } from "../params.js";
 import type { LintRule, LintTool } from "../types.js";
-import { nameWords, wordCount } from "../words.js";
+import { differentActions, mentionsName, nameWords, wordCount } from "../words.js";
 
 /** Fewer words than this cannot say what a tool does and on what. */
 export const MIN_DESCRIPTION_WORDS = 5;
@@ -83,13 +83,17 @@ const USAGE_CUE = /\b(use (this|it|when|for|to|only|with|instead|before|after)|u
 export const descriptionNoUsage: LintRule = {
   id: "description/no-usage",
   severity: "info",
-  rationale: "When a catalog holds a close look-alike, the model needs to be told when this tool is the right one and when it is not.",
+  rationale: "When a tool has a close look-alike on the same server, the model needs to be told when this one is the right one and when it is not.",
   fix: "Add when to use the tool (and when to use its look-alike instead), e.g. \"Use for …; for … use search_orders.\"",
   checkTool(tool, context) {
     if (!hasBody(tool) || USAGE_CUE.test(tool.description)) return [];
     const near = context.neighbours().get(tool.index);
     if (!near || near.closeness < USAGE_NEIGHBOUR_CLOSENESS) return [];
     const other = context.tools[near.other];
+    // Look-alikes on other servers are catalog/confusable's business: this tool's author can only fix its own server.
+    if (other.namespace !== tool.namespace) return [];
+    // Different actions (list vs create), or a description that names the other tool, already tell them apart.
+    if (differentActions(tool, other) || mentionsName(tool.description, other.localName)) return [];
     return [`a close look-alike exists (${other.id}) but the description does not say when to use this tool`];
   },
 };
