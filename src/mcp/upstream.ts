@@ -4,7 +4,7 @@
  * process included) on shutdown. The gateway only sees `tools`, `state` and `callTool`.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -81,7 +81,8 @@ export class Upstream {
     const why = this.lastError ? ` (${this.lastError})` : "";
     if (this.currentState === "closed") return `upstream server "${this.name}" is shut down`;
     if (this.currentState === "starting") return `upstream server "${this.name}" is still starting${why}`;
-    const wait = this.nextRestartAt === undefined ? "" : `; next restart attempt in ${Math.max(0, Math.ceil((this.nextRestartAt - Date.now()) / 1000))} s`;
+    const seconds = this.nextRestartAt === undefined ? undefined : Math.max(0, (this.nextRestartAt - Date.now()) / 1000);
+    const wait = seconds === undefined ? "" : `; next restart attempt in ${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
     return `upstream server "${this.name}" is down${why}${wait}`;
   }
 
@@ -136,7 +137,10 @@ export class Upstream {
     this.client = client;
     const transport = this.createTransport();
     client.onclose = () => {
-      if (generation === this.generation) this.fail(client, this.lastStderr() ?? "connection closed");
+      // Deferred, so that a failing connect reports its own error (e.g. "fetch failed") rather than this generic one.
+      setImmediate(() => {
+        if (generation === this.generation) this.fail(client, this.lastStderr() ?? "connection closed");
+      });
     };
     client.onerror = (error) => {
       if (generation === this.generation) this.lastError = errorText(error);
@@ -165,8 +169,9 @@ export class Upstream {
       const { command, args, env, cwd } = this.config;
       const transport = new StdioClientTransport({
         command, args, cwd,
-        // Keep the child's PATH/HOME etc. and add the configured variables, as MCP clients do.
-        env: env ? { ...(process.env as Record<string, string>), ...env } : undefined,
+        // As MCP clients do: a safe default environment (PATH, HOME …) plus the configured variables, so the
+        // gateway's own secrets (e.g. TOOLSEARCH_MCP_TOKEN) do not leak into upstream processes.
+        env: { ...getDefaultEnvironment(), ...env },
         stderr: "pipe",
       });
       this.stderrTail = [];

@@ -46,10 +46,15 @@ describe("toolsearch mcp over Streamable HTTP", () => {
   let url: string;
   let client: Client;
 
-  before(async () => {
-    const everythingPort = await freePort();
+  let everythingPort: number;
+  const startEverything = async () => {
     everything = spawn(process.execPath, [serverScript("server-everything"), "streamableHttp"], { env: { ...process.env, PORT: String(everythingPort) }, stdio: ["ignore", "ignore", "pipe"] });
     await waitForLine(everything, /listening on port/);
+  };
+
+  before(async () => {
+    everythingPort = await freePort();
+    await startEverything();
     const config = {
       mcpServers: {
         memory: { command: process.execPath, args: [serverScript("server-memory")], env: { MEMORY_FILE_PATH: join(dir, "memory.jsonl") } },
@@ -57,7 +62,7 @@ describe("toolsearch mcp over Streamable HTTP", () => {
       },
     };
     writeFileSync(join(dir, "mcp.json"), JSON.stringify(config));
-    gateway = spawn(process.execPath, ["--import", "tsx", CLI, "mcp", "--config", join(dir, "mcp.json"), "--catalog", join(ROOT, "test/fixtures/mcp/catalog.json"), "--http", "0", "--token", TOKEN], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    gateway = spawn(process.execPath, ["--import", "tsx", CLI, "mcp", "--config", join(dir, "mcp.json"), "--catalog", join(ROOT, "test/fixtures/mcp/catalog.json"), "--http", "0", "--token", TOKEN, "--restart-delay", "300"], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     url = (await waitForLine(gateway, /listening on (\S+)/))[1];
     client = new Client({ name: "http-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
@@ -94,6 +99,18 @@ describe("toolsearch mcp over Streamable HTTP", () => {
     const result = await client.callTool({ name: "call_tool", arguments: { name: "everything__echo", arguments: { message: { nested: true } } } });
     assert.equal(result.isError, true);
     assert.match(textOf(result), /"message" must be a string/);
+  });
+
+  it("reports an HTTP upstream that went away, and uses it again once it is back", async () => {
+    const echo = () => client.callTool({ name: "call_tool", arguments: { name: "everything__echo", arguments: { message: "again" } } });
+    const stopped = new Promise((resolve) => everything.once("exit", resolve));
+    everything.kill("SIGKILL");
+    await stopped;
+    const result = await echo();
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /upstream server "everything" is down/);
+    await startEverything();
+    await eventually(async () => (await echo()).isError !== true, 100, 200);
   });
 
   it("answers @modelcontextprotocol/inspector's CLI mode (list and call)", async () => {
