@@ -2,6 +2,7 @@
 import { DocumentIndex } from "../../indexes/document-index.js";
 import { DOCUMENT_ENGINES, type DocumentEngine } from "../../indexes/document-index-options.js";
 import type { Searcher } from "../../eval/runner.js";
+import { embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
 import { UsageError } from "../output.js";
 import type { SearcherFactory } from "./eval.js";
 
@@ -11,7 +12,9 @@ export const docsSearchers: SearcherFactory = async (engines, flags) => {
       throw new UsageError(`unknown engine ${JSON.stringify(engine)} for documents: use ${DOCUMENT_ENGINES.join(", ")}`);
     }
   }
-  const index = await DocumentIndex.fromFile(flags.docs!);
+  const embedder = needsEmbeddings(...engines) ? await embedderFromFlags(flags, true) : undefined;
+  const index = await DocumentIndex.fromFile(flags.docs!, { embedder });
+  if (embedder) await prepareWithProgress(index, "embedding passages");
   const searchers: Record<string, Searcher> = {};
   for (const engine of engines as DocumentEngine[]) {
     searchers[engine] = async (q) => (await index.search(q, { engine, limit: 10 })).map((h) => h.id);

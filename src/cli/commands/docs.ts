@@ -9,11 +9,12 @@ import {
 } from "../../indexes/document-index-options.js";
 import { MAX_LIMIT } from "../../indexes/tool-index-options.js";
 import { noMatchGuidance } from "../../metatools/docs-tools.js";
+import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
 import { parseInteger, printJson, printLines, UsageError } from "../output.js";
 import { docsSearchers } from "./docs-eval.js";
 import { evalTargets } from "./eval.js";
 
-interface SearchFlags {
+interface SearchFlags extends EmbedderFlags {
   docs: string;
   engine: string;
   limit: number;
@@ -30,18 +31,21 @@ interface ReadFlags {
 export function registerDocs(program: Command): void {
   evalTargets.docs = docsSearchers;
   const docs = program.command("docs").description("search and read a knowledge base (JSONL or a folder of Markdown)");
-  docs
+  const search = docs
     .command("search")
     .description("search documents: previews with ids, best first")
     .argument("<query>", "keywords")
     .requiredOption("-d, --docs <path>", "documents: JSONL of {id, title, body, url?} or a folder of Markdown files")
     .option("-e, --engine <engine>", DOCUMENT_ENGINES.join(" or "), "bm25")
     .option("-l, --limit <n>", `number of results (1–${MAX_LIMIT})`, parseInteger("--limit", 1, MAX_LIMIT), 5)
-    .option("--json", "machine-readable output")
+    .option("--json", "machine-readable output");
+  addEmbedderOptions(search)
     .action(async (query: string, flags: SearchFlags) => {
       const engine = checkEngine(flags.engine);
-      const index = await DocumentIndex.fromFile(flags.docs);
-      const results = await index.search(query, { engine, limit: flags.limit });
+      const embedder = needsEmbeddings(engine) ? await embedderFromFlags(flags) : undefined;
+      const index = await DocumentIndex.fromFile(flags.docs, { embedder });
+      if (embedder) await prepareWithProgress(index, "embedding passages");
+      const results = await index.search(query, { engine, limit: flags.limit }).finally(() => embedder?.close());
       if (flags.json) return printJson({ query, results });
       if (results.length === 0) return printLines([noMatchGuidance(index, query)]);
       printLines(results.flatMap((r, i) => [

@@ -1,14 +1,15 @@
 /** `toolsearch eval (--catalog FILE | --docs PATH) --queries FILE [--engine E1,E2] [--max-queries N]` */
 import type { Command } from "commander";
 import { ToolIndex } from "../../indexes/tool-index.js";
-import type { ToolEngine } from "../../indexes/tool-index-options.js";
+import { TOOL_ENGINES, type ToolEngine } from "../../indexes/tool-index-options.js";
 import { loadQueries } from "../../eval/queries.js";
 import { patternFromQuery } from "../../eval/regex-pattern.js";
 import { type EvalReport, evaluate, type Searcher } from "../../eval/runner.js";
+import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
 import { parseInteger, printJson, printLines, table, UsageError } from "../output.js";
 import { createProgress } from "../progress.js";
 
-interface EvalFlags {
+interface EvalFlags extends EmbedderFlags {
   catalog?: string;
   docs?: string;
   queries: string;
@@ -20,17 +21,17 @@ interface EvalFlags {
 /** Builds one searcher per engine name for the item set the flags name. */
 export type SearcherFactory = (engines: string[], flags: EvalFlags) => Promise<{ known: (id: string) => boolean; searchers: Record<string, Searcher> }>;
 
-const TOOL_ENGINES: ToolEngine[] = ["bm25", "regex"];
-
 /** Tools: every engine ranks the top 10; the regex engine gets a pattern derived from the query's words. */
 export const toolSearchers: SearcherFactory = async (engines, flags) => {
-  const index = await ToolIndex.fromFile(flags.catalog!);
+  const embedder = needsEmbeddings(...engines) ? await embedderFromFlags(flags, true) : undefined;
+  const index = await ToolIndex.fromFile(flags.catalog!, { embedder });
+  if (embedder) await prepareWithProgress(index, "embedding tools");
   const searchers: Record<string, Searcher> = {};
   for (const engine of engines) {
     if (!TOOL_ENGINES.includes(engine as ToolEngine)) throw new UsageError(`unknown engine ${JSON.stringify(engine)} for tools: use ${TOOL_ENGINES.join(", ")}`);
     searchers[engine] = engine === "regex"
       ? (q) => index.searchSync(patternFromQuery(q), { engine: "regex", limit: 10 }).map((h) => h.name)
-      : (q) => index.searchSync(q, { engine: engine as ToolEngine, limit: 10 }).map((h) => h.name);
+      : async (q) => (await index.search(q, { engine: engine as ToolEngine, limit: 10 })).map((h) => h.name);
   }
   return { known: (id) => index.get(id) !== undefined, searchers };
 };
@@ -39,7 +40,7 @@ export const toolSearchers: SearcherFactory = async (engines, flags) => {
 export const evalTargets: { docs?: SearcherFactory } = {};
 
 export function registerEval(program: Command): void {
-  program
+  const command = program
     .command("eval")
     .description("measure retrieval quality and speed on labelled queries, engines side by side")
     .option("-c, --catalog <file>", "tool catalog")
@@ -47,7 +48,8 @@ export function registerEval(program: Command): void {
     .requiredOption("-q, --queries <file>", "labelled queries (JSONL: {id, query, relevant})")
     .option("-e, --engine <list>", "comma-separated engines", "bm25")
     .option("-n, --max-queries <n>", "evaluate only the first N queries", parseInteger("--max-queries", 1, 10_000_000))
-    .option("--json", "machine-readable output")
+    .option("--json", "machine-readable output");
+  addEmbedderOptions(command)
     .action(async (flags: EvalFlags) => {
       if (!flags.catalog === !flags.docs) throw new UsageError("eval takes exactly one of --catalog and --docs");
       const engines = [...new Set(flags.engine.split(",").map((e) => e.trim()).filter(Boolean))];

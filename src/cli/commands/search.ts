@@ -1,11 +1,12 @@
 /** `toolsearch search QUERY --catalog FILE [--engine E] [--limit N]` */
 import type { Command } from "commander";
 import { ToolIndex } from "../../indexes/tool-index.js";
-import { MAX_LIMIT, type ToolEngine } from "../../indexes/tool-index-options.js";
+import { MAX_LIMIT, TOOL_ENGINES, type ToolEngine } from "../../indexes/tool-index-options.js";
 import { truncateAtWord } from "../../text/truncate.js";
+import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
 import { parseInteger, printJson, printLines } from "../output.js";
 
-interface SearchFlags {
+interface SearchFlags extends EmbedderFlags {
   catalog: string;
   engine: string;
   limit: number;
@@ -13,17 +14,20 @@ interface SearchFlags {
 }
 
 export function registerSearch(program: Command): void {
-  program
+  const command = program
     .command("search")
     .description("search a tool catalog")
-    .argument("<query>", "keywords (bm25) or a regular expression (regex)")
+    .argument("<query>", "keywords (bm25), a regular expression (regex) or a request in plain words (semantic, hybrid)")
     .requiredOption("-c, --catalog <file>", "tool catalog: JSON, {tools:[…]}, JSONL or YAML")
-    .option("-e, --engine <engine>", "bm25 or regex", "bm25")
+    .option("-e, --engine <engine>", TOOL_ENGINES.join(", "), "bm25")
     .option("-l, --limit <n>", `number of results (1–${MAX_LIMIT})`, parseInteger("--limit", 1, MAX_LIMIT), 5)
-    .option("--json", "machine-readable output")
+    .option("--json", "machine-readable output");
+  addEmbedderOptions(command)
     .action(async (query: string, flags: SearchFlags) => {
-      const index = await ToolIndex.fromFile(flags.catalog);
-      const results = await index.search(query, { engine: flags.engine as ToolEngine, limit: flags.limit });
+      const embedder = needsEmbeddings(flags.engine) ? await embedderFromFlags(flags) : undefined;
+      const index = await ToolIndex.fromFile(flags.catalog, { embedder });
+      if (embedder) await prepareWithProgress(index, "embedding tools");
+      const results = await index.search(query, { engine: flags.engine as ToolEngine, limit: flags.limit }).finally(() => embedder?.close());
       if (flags.json) return printJson({ engine: flags.engine, query, results });
       if (results.length === 0) return printLines(noMatch(index, query, flags.engine));
       printLines(results.flatMap((r, i) => [
