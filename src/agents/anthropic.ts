@@ -90,7 +90,18 @@ export function buildAnthropicRequest(toolbox: Toolbox, options: AnthropicReques
  * Throws `request_invalid` listing every broken rule.
  */
 export function checkAnthropicRequest(request: Pick<CreateParams, "tools" | "messages">): void {
-  const tools = (request.tools ?? []) as unknown as { name: string; defer_loading?: boolean; cache_control?: unknown; type?: string }[];
+  const tools = sentTools(request.tools);
+  throwIfProblems([...toolProblems(tools), ...referenceProblems(new Set(tools.map((t) => t.name)), request.messages)]);
+}
+
+type SentTool = { name: string; defer_loading?: boolean; cache_control?: unknown; type?: string };
+
+function sentTools(tools: CreateParams["tools"]): SentTool[] {
+  return (tools ?? []) as unknown as SentTool[];
+}
+
+/** The rules about `tools` alone (checked once per run: `tools` does not change while the loop runs). */
+function toolProblems(tools: SentTool[]): string[] {
   const problems: string[] = [];
   const names = new Set<string>();
   for (const [i, tool] of tools.entries()) {
@@ -103,14 +114,23 @@ export function checkAnthropicRequest(request: Pick<CreateParams, "tools" | "mes
   if (tools.length > 0 && tools.every((t) => t.defer_loading)) {
     problems.push("every tool is deferred: at least one tool (the search meta-tool, or an always-loaded tool) must be sent with defer_loading false");
   }
-  for (const name of referencedNames(request.messages)) {
+  return problems;
+}
+
+/** Every `tool_reference` in the conversation must name a tool in `tools`. */
+function referenceProblems(names: Set<string>, messages: MessageParam[]): string[] {
+  const problems: string[] = [];
+  for (const name of referencedNames(messages)) {
     if (!names.has(name)) problems.push(`a tool_reference names ${JSON.stringify(name)}, which is not in tools`);
   }
-  if (problems.length) {
-    throw new ToolsearchError("request_invalid", `Request refused before sending (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${problems.map((p) => `  - ${p}`).join("\n")}`, {
-      details: { problems },
-    });
-  }
+  return problems;
+}
+
+function throwIfProblems(problems: string[]): void {
+  if (!problems.length) return;
+  throw new ToolsearchError("request_invalid", `Request refused before sending (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${problems.map((p) => `  - ${p}`).join("\n")}`, {
+    details: { problems },
+  });
 }
 
 /** Every tool name referenced in the conversation: in our `tool_result`s and in server search results. */
@@ -191,10 +211,15 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   if (messages.length === 0) throw new ToolsearchError("invalid_option", "runAgent needs a prompt or messages.");
   const maxIterations = options.maxIterations ?? 10;
   const stats = toolbox.stats;
+  // Tools and system are built and checked once: they stay the same objects, and the same bytes, on every turn.
+  const { messages: _none, ...fixed } = buildAnthropicRequest(toolbox, { ...options, messages: [] });
+  const tools = sentTools(fixed.tools);
+  throwIfProblems(toolProblems(tools));
+  const toolNames = new Set(tools.map((t) => t.name));
   let last: Message | undefined;
   while (stats.iterations < maxIterations) {
-    const request = buildAnthropicRequest(toolbox, { ...options, messages });
-    checkAnthropicRequest(request);
+    const request: CreateParams = { ...fixed, messages: [...messages] };
+    throwIfProblems(referenceProblems(toolNames, request.messages));
     stats.iterations++;
     options.onEvent?.({ type: "request", iteration: stats.iterations, request });
     const message = await send(options, request);
