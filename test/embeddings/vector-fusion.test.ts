@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { fuse } from "../../src/engines/fusion.js";
+import { compareRanked } from "../../src/engines/top-k.js";
+import { VectorIndex } from "../../src/engines/vector.js";
+
+const v = (...xs: number[]) => Float32Array.from(xs);
+
+test("vectors are stored at unit length and ranked by cosine, ties by id", () => {
+  const index = new VectorIndex(2, 1);
+  index.set("b", v(3, 0));
+  index.set("a", v(5, 0));
+  index.set("c", v(0, 2));
+  index.set("d", v(1, 1));
+  const hits = index.search(v(1, 0), 3);
+  assert.deepEqual(hits.map((h) => h.id), ["a", "b", "d"]);
+  assert.ok(Math.abs(hits[0].score - 1) < 1e-6 && Math.abs(hits[2].score - Math.SQRT1_2) < 1e-6);
+  assert.equal(index.size, 4);
+});
+
+test("top-k over many vectors equals a full sort", () => {
+  const index = new VectorIndex(8);
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  for (let i = 0; i < 500; i++) index.set(`t${i}`, Float32Array.from({ length: 8 }, random));
+  const query = Float32Array.from({ length: 8 }, random);
+  const norm = Math.hypot(...query);
+  query.forEach((x, i) => (query[i] = x / norm));
+  const all = index.search(query, 500);
+  assert.deepEqual(index.search(query, 10), [...all].sort(compareRanked).slice(0, 10));
+});
+
+test("replace and remove keep the storage dense and the ids right", () => {
+  const index = new VectorIndex(2);
+  index.set("a", v(1, 0));
+  index.set("b", v(0, 1));
+  index.set("c", v(-1, 0));
+  assert.ok(index.remove("a"));
+  assert.ok(!index.remove("a"));
+  index.set("b", v(1, 0)); // replaced in place
+  assert.deepEqual(index.search(v(1, 0), 5).map((h) => h.id), ["b", "c"]);
+  assert.equal(index.score("c", v(-1, 0))?.toFixed(3), "1.000");
+  assert.equal(index.score("a", v(1, 0)), undefined);
+  assert.deepEqual(index.search(v(1, 0), 5, (id) => id !== "b").map((h) => h.id), ["c"]);
+  assert.throws(() => index.set("x", v(1, 2, 3)), /3 dimensions/);
+});
+
+test("weighted fusion keeps score gaps; a strong lexical match outranks a weak dense lead", () => {
+  const lexical = [{ id: "exact_name", score: 12 }, { id: "other", score: 2 }];
+  const dense = [{ id: "near", score: 0.62 }, { id: "exact_name", score: 0.6 }, { id: "other", score: 0.2 }];
+  assert.deepEqual(fuse({ lexical, dense }, 3).map((h) => h.id), ["exact_name", "near", "other"]);
+  // With the lexical share at 0, fusion is the dense ranking.
+  assert.deepEqual(fuse({ lexical, dense }, 3, { lexicalWeight: 0 }).map((h) => h.id), ["near", "exact_name", "other"]);
+});
+
+test("fusion is deterministic on ties and works with one list empty", () => {
+  const dense = [{ id: "b", score: 0.5 }, { id: "a", score: 0.5 }];
+  assert.deepEqual(fuse({ lexical: [], dense }, 2).map((h) => h.id), ["a", "b"]);
+  assert.deepEqual(fuse({ lexical: [{ id: "z", score: 1 }], dense: [] }, 5).map((h) => h.id), ["z"]);
+  const rrf = fuse({ lexical: [{ id: "x", score: 9 }, { id: "y", score: 1 }], dense: [{ id: "y", score: 0.9 }, { id: "x", score: 0.1 }] }, 2, { method: "rrf" });
+  assert.deepEqual(rrf.map((h) => h.id), ["x", "y"]);
+  assert.equal(rrf[0].score, rrf[1].score);
+});
