@@ -34,8 +34,8 @@ export function registerMcp(program: Command): void {
     .option("--restart-delay <ms>", "first restart delay of a failed upstream (doubles up to 60 s)", parseInteger("--restart-delay", 1, 600_000), 1_000)
     .action(async (flags: McpFlags) => {
       if (!flags.config && !flags.catalog && !flags.docs) throw new UsageError("mcp needs at least one of --config, --catalog or --docs");
-      const token = flags.token ?? process.env.TOOLSEARCH_MCP_TOKEN;
-      if (token !== undefined && flags.http === undefined) throw new UsageError("--token only applies with --http");
+      if (flags.token !== undefined && flags.http === undefined) throw new UsageError("--token only applies with --http");
+      const token = flags.token ?? (process.env.TOOLSEARCH_MCP_TOKEN || undefined);
       // Load (and refuse) every file before starting any upstream process.
       const config = flags.config ? loadGatewayConfig(flags.config) : undefined;
       const catalog = flags.catalog ? await ToolIndex.fromFile(flags.catalog) : undefined;
