@@ -38,3 +38,8 @@ export {
 } from "./metatools/docs-tools.js";
 export { LINT_RULES, lintFile, lintTools, selectRules, scoreTools, countByRule, SEVERITY_PENALTY, type LintOptions, type LintReport } from "./lint/runner.js";
 export type { Finding, LintRule, LintTool, LintParam, Severity } from "./lint/types.js";
+export { Gateway, type GatewayOptions } from "./mcp/gateway.js";
+export { loadGatewayConfig, parseGatewayConfig, type GatewayConfig, type HttpServerConfig, type ServerConfig, type StdioServerConfig } from "./mcp/config.js";
+export { serveHttp, serveStdio, type HttpEndpoint, type HttpServeOptions } from "./mcp/transports.js";
+export { namespacedName } from "./mcp/names.js";
+export type { UpstreamOptions } from "./mcp/upstream.js";
