@@ -62,9 +62,14 @@ export function isMentioned(paramName: string, terms: Set<string>, analyze: (tex
   return words.every((w) => terms.has(w)) || terms.has(analyze(paramName).at(-1) ?? "");
 }
 
-/** The number of words in a text. */
+/** Scripts written without spaces between words; about two characters make a word there. */
+const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/gu;
+
+/** The number of words in a text (Chinese, Japanese, Korean and Thai counted at two characters a word). */
 export function wordCount(text: string): number {
-  return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+  const unspaced = text.match(UNSPACED_SCRIPT)?.length ?? 0;
+  const spaced = text.replace(UNSPACED_SCRIPT, " ").split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+  return spaced + Math.ceil(unspaced / 2);
 }
 
 /** The first verb among a name's words (`edubase_get_class_tags` → get), or "". */

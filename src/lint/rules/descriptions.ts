@@ -64,7 +64,7 @@ const COMPUTING_VERBS = new Set(`
   execute invoke process resolve score rank compare measure scan inspect test lookup recognize identify parse
 `.split(/\s+/).filter(Boolean));
 
-const RETURNS_CUE = /\b(return(s|ed|ing)?|output(s|ting)?|results?|respon(d|ds|se)|yields?|produces?|gives?|provides?|contain(s|ing)?|includ(es|ing)|list of|array of|object (with|of|containing)|json|true|false|whether|if|boolean|score|status)\b|→|->/i;
+const RETURNS_CUE = /\b(return(s|ed|ing)?|output(s|ting)?|results?|respon(d|ds|se|ses)|yields?|produces?|gives?|gets?|provides?|shows?|highlight(s|ing)?|reports?|contain(s|ing)?|includ(es|ing)|list of|array of|object (with|of|containing)|json|true|false|whether|if|boolean|score|status)\b|→|->/i;
 
 export const descriptionNoReturns: LintRule = {
   id: "description/no-returns",
