@@ -20,7 +20,6 @@ import { InputValidator } from "../execution/validate-input.js";
 import type { DocumentIndex } from "../indexes/document-index.js";
 import { ToolIndex } from "../indexes/tool-index.js";
 import type { ToolSearchOptions } from "../indexes/tool-index-options.js";
-import { handleDescribeTool } from "../metatools/describe-tool.js";
 import { handleDocsTool } from "../metatools/docs-tools.js";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, noToolGuidance } from "../metatools/tool-search.js";
 import type { GatewayConfig } from "./config.js";
@@ -234,14 +233,11 @@ export class Gateway {
   }
 
   private async describeTool(args: Record<string, unknown>): Promise<CallToolResult> {
-    const name = typeof args.name === "string" ? args.name : args.tool_name;
-    const result = await handleDescribeTool(this.index, { tool_name: name });
-    if (result.isError) {
-      const message = typeof result.content === "string" ? result.content : "";
-      return failure(this.outageFor(String(name ?? "")) ?? message.replace("as the tool directory lists it", `as ${SEARCH_TOOLS} returned it`));
-    }
-    const route = this.routes.get(String(name).trim());
-    const tool = this.index.require(String(name).trim());
+    const name = typeof args.name === "string" ? args.name.trim() : "";
+    if (!name) return failure(`${DESCRIBE_TOOL} needs a name from ${SEARCH_TOOLS} results, e.g. {"name": "filesystem__read_text_file"}.`);
+    const tool = this.index.get(name);
+    if (!tool) return failure(this.outageFor(name) ?? this.unknownTool(name));
+    const route = this.routes.get(name);
     const definition = route
       ? { ...route.definition, server: route.server }
       : { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, server: null };
@@ -270,8 +266,10 @@ export class Gateway {
   private whyNotCallable(name: string): string {
     if (name === SEARCH_TOOLS || name === DESCRIBE_TOOL || name === CALL_TOOL) return `${name} is one of the gateway's own tools: call it directly, not through ${CALL_TOOL}.`;
     if (this.index.get(name)) return `${name} is in the static catalog only: no connected MCP server runs it, so it cannot be called here.`;
-    const outage = this.outageFor(name);
-    if (outage) return outage;
+    return this.outageFor(name) ?? this.unknownTool(name);
+  }
+
+  private unknownTool(name: string): string {
     const near = this.index.closestNames(name);
     const hint = near.length ? ` Did you mean: ${near.join(", ")}?` : "";
     return `Unknown tool ${JSON.stringify(name)}.${hint} Use ${SEARCH_TOOLS} to find tools and pass a name exactly as it returns it.`;

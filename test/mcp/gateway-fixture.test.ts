@@ -79,7 +79,14 @@ describe("gateway in front of the fixture server", () => {
     const unknown = await client.callTool({ name: "call_tool", arguments: { name: "fixture__pingg" } });
     assert.match(textOf(unknown), /Did you mean: fixture__ping/);
     const described = await client.callTool({ name: "describe_tool", arguments: { name: "fixture__echo_text" } });
-    assert.equal(JSON.parse(textOf(described)).server, "fixture");
+    assert.deepEqual(JSON.parse(textOf(described)), {
+      name: "fixture__echo_text", description: "Echo the given text back.", server: "fixture",
+      inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    });
+    const staticOne = JSON.parse(textOf(await client.callTool({ name: "describe_tool", arguments: { name: "get_stock_level" } })));
+    assert.equal(staticOne.server, null);
+    assert.deepEqual(staticOne.inputSchema.required, ["sku"]);
+    assert.match(textOf(await client.callTool({ name: "describe_tool", arguments: { name: "get_stock" } })), /Did you mean: get_stock_level/);
   });
 
   it("times a hanging call out and keeps the server usable", async () => {
