@@ -64,7 +64,7 @@ const COMPUTING_VERBS = new Set(`
   execute invoke process resolve score rank compare measure scan inspect test lookup recognize identify parse
 `.split(/\s+/).filter(Boolean));
 
-const RETURNS_CUE = /\b(return(s|ed|ing)?|output(s|ting)?|results?|respon(d|ds|se|ses)|yields?|produces?|gives?|gets?|provides?|shows?|highlight(s|ing)?|reports?|contain(s|ing)?|includ(es|ing)|list of|array of|object (with|of|containing)|json|true|false|whether|if|boolean|score|status)\b|→|->/i;
+const RETURNS_CUE = /\b(return(s|ed|ing)?|output(s|ting)?|results?|respon(d|ds|se|ses)|yields?|produces?|gives?|gets?|provides?|shows?|highlight(s|ing)?|reports?|contain(s|ing)?|includ(es|ing)|list of|array of|object (with|of|containing)|into|json|true|false|whether|if|boolean|score|status)\b|→|->/i;
 
 export const descriptionNoReturns: LintRule = {
   id: "description/no-returns",
@@ -99,8 +99,11 @@ export const descriptionNoUsage: LintRule = {
 };
 
 /** Verbs of tools that return a collection whose size should be bounded. */
-// `list` is left out: most list tools enumerate small, owned sets (sessions, databases, projects).
-const COLLECTION_VERBS = new Set(["search", "find", "query", "browse", "scan", "lookup"]);
+// `list` is left out (most list tools enumerate small, owned sets: sessions, databases, projects), and so are `query`
+// and `lookup`, which as often fetch one record as many.
+const COLLECTION_VERBS = new Set(["search", "find", "browse", "scan"]);
+/** Signs that a tool fetches one record by its identifier, which needs no bound. */
+const SINGLE_RECORD_CUE = /\b(by|with|for|from|based on) (its |the |an? )?(\w+[ _])?(id|uid|uuid|identifier)\b|\ba (single|specific)\b/i;
 /** Parameter names (as joined words) that bound or page a result set. */
 const BOUNDING_PARAM = /^(limit|max|maxresults?|maxitems|count|num|numresults?|n|k|topk|topn|top|size|pagesize|perpage|page|pagetoken|offset|cursor|first|last|rows|take|skip|start|after|before|nextpagetoken|pagenumber|pagination|results|resultsperpage|numberofresults|per)$/;
 const BOUND_CUE = /\b(at most|up to|max(imum)?|no more than|limit(s|ed)?|paginat\w*|page|count|max_results|first \d+|top \d+|\d+ (results|items|records|entries))\b/i;
@@ -108,10 +111,11 @@ const BOUND_CUE = /\b(at most|up to|max(imum)?|no more than|limit(s|ed)?|paginat
 export const descriptionNoLimits: LintRule = {
   id: "description/no-limits",
   severity: "info",
-  rationale: "A search or list tool with no stated bound can flood the context; the model should know how much comes back and how to page.",
+  rationale: "A search tool with no stated bound can flood the context; the model should know how much comes back and how to page.",
   fix: "Add a limit/page parameter with bounds, or state the bound (\"returns at most 50 results\").",
   checkTool(tool) {
     if (!hasBody(tool) || !COLLECTION_VERBS.has(firstWord(tool))) return [];
+    if (tool.words.includes("id") || SINGLE_RECORD_CUE.test(tool.description)) return [];
     const bounded = tool.params.some((p) => nameWords(p.name).some((w) => BOUNDING_PARAM.test(w)) || BOUNDING_PARAM.test(nameWords(p.name).join("")));
     if (bounded || BOUND_CUE.test(tool.description)) return [];
     return ["neither a parameter nor the description bounds how many results come back"];

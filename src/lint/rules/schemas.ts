@@ -92,8 +92,13 @@ export const schemaEnumLike: LintRule = {
   },
 };
 
+/** Prose that says the value is open after all ("any location as free-text"). */
+const OPEN_VALUE_CUE = /\b(free[- ]?text|free[- ]form|any (value|string|text|name|location)|comma[- ]separated)\b/i;
+
 function looksEnumerated(param: LintParam): boolean {
-  if (ENUM_CUE.test(descriptionOf(param.schema))) return true;
+  const description = descriptionOf(param.schema);
+  if (OPEN_VALUE_CUE.test(description)) return false;
+  if (ENUM_CUE.test(description)) return true;
   return ENUM_NAMES.has(nameWords(param.name).join(""));
 }
 
