@@ -71,6 +71,16 @@ describe("lint rules on the seed's examples", () => {
     assert.match(crud!.message, /"orderId".*"order_id"/);
   });
 
+  it("finds user_id vs userId vs id in one CRUD group, and leaves other resources and servers alone", () => {
+    const tool = (name: string, param: string) => ({ name, description: `Does ${name.replace(/_/g, " ")} for the account.`, input_schema: { type: "object", properties: { [param]: { type: "string", description: "The id" } }, required: [param] } });
+    const report = lintTools([
+      tool("get_user", "user_id"), tool("update_user", "userId"), tool("delete_user", "id"), tool("list_users", "team_id"),
+      tool("get_team", "teamId"), tool("billing__get_user", "uid"), tool("crm__get_user", "id"),
+    ], { rules: ["catalog/crud-id-params"] });
+    assert.deepEqual(report.findings.map((f) => f.tool), ["update_user", "delete_user"]);
+    assert.match(report.findings[1].message, /takes "id" where get_user takes "user_id"/);
+  });
+
   it("reports broken items as findings instead of refusing the catalog", () => {
     const report = lintTools([{ name: "ok_tool", input_schema: { type: "array" } }, "nonsense", { name: 7, input_schema: { type: "object" } }]);
     assert.equal(report.tools, 3);
