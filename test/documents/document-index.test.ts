@@ -58,7 +58,7 @@ describe("DocumentIndex: the help-center scenario", () => {
     ]);
     assert.deepEqual(await ids(index, "same words"), ["a", "b"]);
     await assert.rejects(index.search("x", { limit: 0 }), { code: "invalid_option" });
-    await assert.rejects(index.search("x", { engine: "semantic" as "bm25" }), { code: "unknown_engine" });
+    await assert.rejects(index.search("x", { engine: "nope" as "bm25" }), { code: "unknown_engine" });
   });
 });
 
