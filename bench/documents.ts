@@ -11,7 +11,8 @@
  * passages, maps them to their thread and drops repeats; nDCG@10, recall@5 and MRR@10 are computed on that list, so
  * quality is comparable, and latency is one search call (ours includes the snippets).
  *
- * Options: --docs FILE, --queries FILE, --passages N (default 100000), --seed N, --systems a,b.
+ * Options: --docs FILE, --queries FILE, --passages N (default 100000), --sample N|all (queries, spread over the
+ * file; default 200, since MiniSearch takes seconds per query at this size), --seed N, --systems a,b.
  */
 import { runInNewContext } from "node:vm";
 import { setFlagsFromString } from "node:v8";
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     queries: { type: "string", default: "../shared/data/stackfaq/queries.jsonl" },
     passages: { type: "string", default: "100000" },
     seed: { type: "string", default: "42" },
+    sample: { type: "string", default: "200" },
     systems: { type: "string" },
     json: { type: "boolean", default: false },
   },
@@ -129,7 +131,10 @@ function heapMb(): number {
 
 const { records, owner } = buildCorpus(values.docs!, Number(values.passages), Number(values.seed));
 const threads = new Set(owner.values());
-const queries = loadQueries(values.queries!, (label) => threads.has(label));
+const allQueries = loadQueries(values.queries!, (label) => threads.has(label));
+/** Every k-th query, so that a sample spreads over all threads. */
+const step = values.sample === "all" ? 1 : Math.max(1, Math.floor(allQueries.length / Number(values.sample)));
+const queries = allQueries.filter((_, i) => i % step === 0).slice(0, values.sample === "all" ? undefined : Number(values.sample));
 /** Passage ids → thread ids, first occurrence kept. */
 const toThreads = (ids: string[]) => [...new Set(ids.map((id) => owner.get(id) ?? id))];
 
