@@ -1,13 +1,15 @@
 /** `toolsearch mcp [--config FILE] [--catalog FILE] [--docs PATH] [--http PORT]`: the MCP server and gateway. */
 import type { Command } from "commander";
+import { DEFAULT_CACHE_PATH } from "../../embeddings/cache.js";
 import { DocumentIndex } from "../../indexes/document-index.js";
 import { ToolIndex } from "../../indexes/tool-index.js";
 import { loadGatewayConfig } from "../../mcp/config.js";
 import { Gateway } from "../../mcp/gateway.js";
 import { serveHttp, serveStdio } from "../../mcp/transports.js";
+import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags } from "../embedder-flags.js";
 import { parseInteger, UsageError } from "../output.js";
 
-interface McpFlags {
+interface McpFlags extends EmbedderFlags {
   config?: string;
   catalog?: string;
   docs?: string;
@@ -20,7 +22,7 @@ interface McpFlags {
 }
 
 export function registerMcp(program: Command): void {
-  program
+  const command = program
     .command("mcp")
     .description("run an MCP server: a gateway in front of the MCP servers of --config, plus a static --catalog and --docs")
     .option("--config <file>", 'upstream MCP servers, as {"mcpServers": {name: {command, args, env} | {url, headers}}}')
@@ -31,14 +33,16 @@ export function registerMcp(program: Command): void {
     .option("--token <token>", "with --http, require Authorization: Bearer <token> (default: $TOOLSEARCH_MCP_TOKEN)")
     .option("--expose-found", "add the upstream tools that searches find to the gateway's own tool list")
     .option("--call-timeout <ms>", "most time an upstream tool call may take", parseInteger("--call-timeout", 1, 3_600_000), 60_000)
-    .option("--restart-delay <ms>", "first restart delay of a failed upstream (doubles up to 60 s)", parseInteger("--restart-delay", 1, 600_000), 1_000)
+    .option("--restart-delay <ms>", "first restart delay of a failed upstream (doubles up to 60 s)", parseInteger("--restart-delay", 1, 600_000), 1_000);
+  addEmbedderOptions(command)
     .action(async (flags: McpFlags) => {
       if (!flags.config && !flags.catalog && !flags.docs) throw new UsageError("mcp needs at least one of --config, --catalog or --docs");
       if (flags.token !== undefined && flags.http === undefined) throw new UsageError("--token only applies with --http");
       const token = flags.token ?? (process.env.TOOLSEARCH_MCP_TOKEN || undefined);
       // Load (and refuse) every file before starting any upstream process.
       const config = flags.config ? loadGatewayConfig(flags.config) : undefined;
-      const catalog = flags.catalog ? await ToolIndex.fromFile(flags.catalog) : undefined;
+      const embedder = embedderChosen(flags) ? await embedderFromFlags(flags) : undefined;
+      const catalog = flags.catalog ? await ToolIndex.fromFile(flags.catalog, { embedder }) : new ToolIndex([], { embedder });
       const docs = flags.docs ? await DocumentIndex.fromFile(flags.docs) : undefined;
       const gateway = await Gateway.start({
         config, catalog, docs,
@@ -56,8 +60,17 @@ export function registerMcp(program: Command): void {
         await Promise.race([serveStdio(gateway), stopped]);
       }
       await gateway.close();
+      await embedder?.close();
       process.stderr.write("toolsearch mcp: stopped\n");
     });
+}
+
+/**
+ * Whether the embedder flags differ from the defaults. Otherwise the index keeps its own default embedder, which is
+ * only created by the first semantic or hybrid search, so a gateway that never needs one opens no cache file.
+ */
+function embedderChosen(flags: EmbedderFlags): boolean {
+  return flags.embedder !== "use-lite" || flags.cache !== DEFAULT_CACHE_PATH || flags.embeddingUrl !== undefined || flags.embeddingDimensions !== undefined;
 }
 
 /** Resolves on SIGINT or SIGTERM. */
