@@ -64,7 +64,7 @@ export const CONFUSABLE_CLOSENESS = 0.6;
 /** Stems that set nothing apart: a description that differs from another only by these says nothing new. */
 const FILLER_TERMS = new Set([
   "data", "info", "inform", "get", "return", "endpoint", "api", "tool", "use", "request", "call", "fetch", "retriev",
-  "provid", "allow", "function", "given", "specif", "v1", "v2", "v3",
+  "provid", "allow", "function", "given", "v1", "v2", "v3",
 ]);
 
 /** Informative terms of `a`'s description that `b`'s lacks. */
@@ -110,13 +110,23 @@ function differentiated(a: LintTool, b: LintTool): boolean {
   const listB = b.descriptionTerms;
   const termsA = new Set(listA);
   const termsB = new Set(listB);
-  const onlyA = termsOnlyIn(termsA, termsB).length;
-  const onlyB = termsOnlyIn(termsB, termsA).length;
+  const extraA = termsOnlyIn(termsA, termsB);
+  const extraB = termsOnlyIn(termsB, termsA);
+  const onlyA = extraA.length;
+  const onlyB = extraB.length;
   if (Math.min(onlyA, onlyB) > 0 || Math.max(onlyA, onlyB) > MAX_ADDED_TERMS) return true;
+  // A description whose extra words spell out what its own name adds (get_players_by_country: "… by country")
+  // says how the tool differs.
+  if (explainsOwnName(extraA, a, b) || explainsOwnName(extraB, b, a)) return true;
   // Same words, different order ("secret key to mnemonic" / "mnemonic to secret key") still sets them apart.
   const pairsA = informativeBigrams(listA);
   const pairsB = informativeBigrams(listB);
   return [...pairsA].some((p) => !pairsB.has(p)) && [...pairsB].some((p) => !pairsA.has(p));
+}
+
+function explainsOwnName(extra: string[], self: LintTool, other: LintTool): boolean {
+  const otherName = new Set(other.nameTerms);
+  return extra.some((term) => self.nameTerms.includes(term) && !otherName.has(term));
 }
 
 /** Same description and schema: reported by catalog/duplicate-definition instead. */
