@@ -32,6 +32,11 @@ describe("gateway configuration", () => {
     assert.deepEqual(config.mcpServers.remote, { url: "http://localhost:3001/mcp", headers: { Authorization: "Bearer x" } });
   });
 
+  it("reads the example configuration of the README", () => {
+    const config = loadGatewayConfig(join(import.meta.dirname, "..", "..", "examples", "mcp", "upstreams.json"));
+    assert.deepEqual(Object.keys(config.mcpServers), ["filesystem", "memory", "everything"]);
+  });
+
   it("names the server and the field of every problem", () => {
     const error = refusal({
       mcpServers: {
