@@ -83,7 +83,7 @@ export function searchDocsDefinition(options: DocsToolsOptions = {}): AnthropicT
       type: "object",
       properties: {
         query: { type: "string", description: "A few keywords describing the topic, e.g. 'refund' or 'certificate internship'." },
-        limit: { type: "integer", minimum: 1, maximum: MAX_AGENT_RESULTS, description: `How many articles to return (default ${maxResults}).` },
+        limit: { type: "integer", minimum: 1, maximum: Math.max(MAX_AGENT_RESULTS, maxResults), description: `How many articles to return (default ${maxResults}).` },
       },
       required: ["query"],
       additionalProperties: false,
@@ -128,8 +128,9 @@ export async function handleSearchDocs(index: DocumentIndex, input: unknown, opt
   const query = typeof args.query === "string" ? args.query.trim() : "";
   if (!query) return failure(`${SEARCH_DOCS} needs a query: a few keywords describing the topic, e.g. {"query": "refund policy"}.`);
   const limit = args.limit === undefined ? maxResults : args.limit;
-  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_AGENT_RESULTS) {
-    return failure(`limit must be a whole number from 1 to ${MAX_AGENT_RESULTS}.`);
+  const most = Math.max(MAX_AGENT_RESULTS, maxResults);
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > most) {
+    return failure(`limit must be a whole number from 1 to ${most}.`);
   }
   let hits: DocumentHit[];
   try {
