@@ -139,7 +139,7 @@ export class Upstream {
     client.onclose = () => {
       // Deferred, so that a failing connect reports its own error (e.g. "fetch failed") rather than this generic one.
       setImmediate(() => {
-        if (generation === this.generation) this.fail(client, this.lastStderr() ?? "connection closed");
+        if (generation === this.generation) this.fail(client, this.withStderr("connection closed"));
       });
     };
     client.onerror = (error) => {
@@ -160,7 +160,7 @@ export class Upstream {
       this.options.log(`toolsearch mcp: upstream "${this.name}" ready with ${tools.length} tools`);
       this.onTools(this.name, tools);
     } catch (error) {
-      if (generation === this.generation) this.fail(client, this.lastStderr() ?? errorText(error));
+      if (generation === this.generation) this.fail(client, this.withStderr(errorText(error)));
     }
   }
 
@@ -238,8 +238,9 @@ export class Upstream {
     this.stderrTail = [...this.stderrTail, ...lines].slice(-STDERR_TAIL_LINES);
   }
 
-  private lastStderr(): string | undefined {
-    return this.stderrTail.length ? `connection closed; last stderr line: ${this.stderrTail.at(-1)}` : undefined;
+  /** A reason with the child's last stderr line, which usually says why it stopped. */
+  private withStderr(reason: string): string {
+    return this.stderrTail.length ? `${reason}; last stderr line: ${this.stderrTail.at(-1)}` : reason;
   }
 }
 

@@ -123,3 +123,21 @@ describe("gateway in front of the fixture server", () => {
     assert.ok(logs.some((line) => line.includes('upstream "fixture" went down: hung')));
   });
 });
+
+describe("gateway with upstreams that cannot start", () => {
+  it("keeps serving and says why each one is down", async () => {
+    const config = parseGatewayConfig({
+      mcpServers: {
+        crashing: { command: process.execPath, args: ["-e", "console.error('missing API key'); process.exit(3)"] },
+        missing: { command: "no-such-command-for-toolsearch" },
+        fixture: { command: process.execPath, args: [FIXTURE_SERVER] },
+      },
+    });
+    const gateway = await Gateway.start({ config, upstream: { restartDelayMs: 60_000 }, log: () => undefined });
+    const call = async (name: string) => textOf(await gateway.callTool("call_tool", { name }));
+    assert.match(await call("crashing__anything"), /upstream server "crashing" is down \(.*last stderr line: missing API key\); next restart attempt in \d/);
+    assert.match(await call("missing__anything"), /upstream server "missing" is down \(spawn no-such-command-for-toolsearch ENOENT\)/);
+    assert.equal(await call("fixture__ping"), "pong");
+    await gateway.close();
+  });
+});
