@@ -51,6 +51,8 @@ export class Upstream {
   private lastError?: string;
   private stderrTail: string[] = [];
   private toolList: McpTool[] = [];
+  private refreshing?: Promise<void>;
+  private refreshAgain = false;
   /** Bumped on every connection, so events of an old connection are ignored. */
   private generation = 0;
 
@@ -145,8 +147,8 @@ export class Upstream {
     client.onerror = (error) => {
       if (generation === this.generation) this.lastError = errorText(error);
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      if (generation === this.generation) void this.refresh(client, generation);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (generation === this.generation) this.scheduleRefresh(client, generation);
     });
     try {
       await client.connect(transport, { timeout: this.options.connectTimeoutMs });
@@ -194,6 +196,25 @@ export class Upstream {
       if (cursor !== undefined) seen.add(cursor);
     } while (cursor);
     return tools;
+  }
+
+  /**
+   * One re-listing at a time: a burst of `list_changed` notifications gives one more listing after the running one,
+   * so an older list can never overwrite a newer one.
+   */
+  private scheduleRefresh(client: Client, generation: number): void {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        await this.refresh(client, generation);
+      } while (this.refreshAgain && generation === this.generation);
+    })().finally(() => {
+      this.refreshing = undefined;
+    });
   }
 
   /** Re-lists tools after `notifications/tools/list_changed`. */

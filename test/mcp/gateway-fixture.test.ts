@@ -97,9 +97,10 @@ describe("gateway in front of the fixture server", () => {
     assert.equal(textOf(await client.callTool({ name: "call_tool", arguments: { name: "fixture__ping" } })), "pong");
   });
 
-  it("follows notifications/tools/list_changed", async () => {
-    await client.callTool({ name: "call_tool", arguments: { name: "fixture__add_tool", arguments: { name: "translate_text" } } });
-    await eventually(() => gateway.index.get("fixture__translate_text") !== undefined);
+  it("follows notifications/tools/list_changed, also in a burst", async () => {
+    const add = (name: string) => client.callTool({ name: "call_tool", arguments: { name: "fixture__add_tool", arguments: { name } } });
+    await Promise.all([add("translate_text"), add("spell_check"), add("summarize_text")]);
+    await eventually(() => ["translate_text", "spell_check", "summarize_text"].every((n) => gateway.index.get(`fixture__${n}`) !== undefined));
     assert.deepEqual(foundNames(await client.callTool({ name: "search_tools", arguments: { query: "translate text", limit: 1 } })), ["fixture__translate_text"]);
   });
 
