@@ -8,8 +8,8 @@ import { printJson, printLines, table, UsageError } from "../output.js";
 interface LintFlags {
   json?: boolean;
   failOn?: Severity;
-  rule: string[];
-  ignore: string[];
+  rule?: string[];
+  ignore?: string[];
   listRules?: boolean;
 }
 
@@ -19,8 +19,8 @@ function parseFailOn(value: string): Severity {
 }
 
 /** Accepts repeated flags and comma-separated lists alike: `--rule a,b --rule c`. */
-function collectList(value: string, previous: string[]): string[] {
-  return [...previous, ...value.split(",").map((s) => s.trim()).filter(Boolean)];
+function collectList(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(",").map((s) => s.trim()).filter(Boolean)];
 }
 
 export function registerLint(program: Command): void {
@@ -30,14 +30,16 @@ export function registerLint(program: Command): void {
     .argument("[file]", "tool catalog: JSON, {tools:[…]}, JSONL or YAML (any tool shape)")
     .option("--json", "machine-readable output: {tools, findings:[{tool, rule, severity, message}], score, summary}")
     .option("--fail-on <severity>", "exit 1 when a finding of this severity or worse exists (error, warning, info)", parseFailOn)
-    .option("--rule <ids>", "run only these rules or families (comma-separated, repeatable)", collectList, [])
-    .option("--ignore <ids>", "skip these rules or families (comma-separated, repeatable)", collectList, [])
+    .option("--rule <ids>", "run only these rules or families (comma-separated, repeatable)", collectList)
+    .option("--ignore <ids>", "skip these rules or families (comma-separated, repeatable)", collectList)
     .option("--list-rules", "list the rules with severity, rationale and fix, then exit")
     .action((file: string | undefined, flags: LintFlags) => {
       if (flags.listRules) return listRules(flags.json);
       if (!file) throw new UsageError("lint needs a catalog file (or --list-rules)");
-      checkSelectors(flags.rule, flags.ignore);
-      const report = lintFile(file, { rules: flags.rule, ignore: flags.ignore });
+      const rules = flags.rule ?? [];
+      const ignore = flags.ignore ?? [];
+      checkSelectors(rules, ignore);
+      const report = lintFile(file, { rules, ignore });
       if (flags.json) printJson(report);
       else printLines(humanReport(file, report));
       if (flags.failOn && failing(report.findings, flags.failOn)) {
