@@ -21,8 +21,14 @@ const embedder = new Embedder(new UseLiteProvider(), { persistQueries: true, que
 
 const METHODS: Record<string, FusionOptions> = {
   "rrf-60": { method: "rrf", rrfK: 60 },
-  ...Object.fromEntries([0.2, 0.3, 0.4, 0.5, 0.6].map((w) => [`weighted-${w}`, { method: "weighted", lexicalWeight: w } as FusionOptions])),
+  ...Object.fromEntries(weights("TUNE_WEIGHTED", "0.2,0.3,0.4,0.5,0.6,0.7,0.8").map((w) => [`weighted-${w}`, { method: "weighted", lexicalWeight: w } as FusionOptions])),
+  ...Object.fromEntries(weights("TUNE_ZSCORE", "0.3,0.4,0.5,0.6,0.7").map((w) => [`zscore-${w}`, { method: "zscore", lexicalWeight: w } as FusionOptions])),
 };
+
+/** Lexical weights to try, from an environment variable (comma-separated) or the defaults. */
+function weights(variable: string, defaults: string): number[] {
+  return (process.env[variable] ?? defaults).split(",").filter(Boolean).map(Number);
+}
 
 interface SearchIndex {
   search(query: string, options: { engine: "bm25" | "semantic" | "hybrid"; limit: number }): Promise<Array<{ name?: string; id?: string }>>;
@@ -46,10 +52,10 @@ function sample(queries: LabelledQuery[], every: number): LabelledQuery[] {
 }
 
 const sets: Array<{ name: string; run: () => Promise<Record<string, number>> }> = [
+  { name: "stabletoolbench", run: () => tools("stabletoolbench", 1) },
   { name: "metatool", run: () => tools("metatool", 10) },
   { name: "stackfaq", run: docs },
-  { name: "stabletoolbench", run: () => tools("stabletoolbench", 1) },
-];
+].filter((s) => !process.env.TUNE_SETS || process.env.TUNE_SETS.split(",").includes(s.name));
 
 async function tools(set: string, every: number): Promise<Record<string, number>> {
   const catalog = `${DATA}${set}/catalog.json`;

@@ -14,7 +14,7 @@ import { compareRanked, type Ranked } from "./top-k.js";
 /** How two rankings are fused. */
 export interface FusionOptions {
   /** Default `weighted`. */
-  method?: "weighted" | "rrf";
+  method?: "weighted" | "zscore" | "rrf";
   /** Share of the lexical score in `weighted` fusion, 0–1 (default 0.3). */
   lexicalWeight?: number;
   /** The k of `rrf` (default 60). */
@@ -32,7 +32,9 @@ export interface FusionInput {
 /** Fuses the rankings and returns the best `limit`. */
 export function fuse(input: FusionInput, limit: number, options: FusionOptions = {}): Ranked[] {
   const o = { ...DEFAULT_FUSION, ...options };
-  const fused = o.method === "rrf" ? reciprocalRank(input, o.rrfK) : weighted(input, o.lexicalWeight);
+  const fused = o.method === "rrf" ? reciprocalRank(input, o.rrfK)
+    : o.method === "zscore" ? standardized(input, o.lexicalWeight)
+    : weighted(input, o.lexicalWeight);
   return fused.sort(compareRanked).slice(0, limit);
 }
 
@@ -48,6 +50,33 @@ function weighted({ lexical, dense }: FusionInput, lexicalWeight: number): Ranke
     for (const hit of dense) add(hit.id, (1 - lexicalWeight) * (span > 0 ? (hit.score - low) / span : 1));
   }
   return [...scores].map(([id, score]) => ({ id, score }));
+}
+
+/**
+ * Each list's scores as standard scores (minus the list's mean, over its standard deviation), summed with weights. A
+ * list whose best hit stands far above the rest (a confident ranking) then counts for more than a flat one. A
+ * candidate missing from the lexical list scores as a lexical 0.
+ */
+function standardized({ lexical, dense }: FusionInput, lexicalWeight: number): Ranked[] {
+  const scores = new Map<string, number>();
+  const ids = new Set([...lexical, ...dense].map((h) => h.id));
+  const lexicalScores = new Map(lexical.map((h) => [h.id, h.score]));
+  const denseScores = new Map(dense.map((h) => [h.id, h.score]));
+  const lex = stats(lexical.map((h) => h.score));
+  const den = stats(dense.map((h) => h.score));
+  for (const id of ids) {
+    const l = lex.std > 0 ? ((lexicalScores.get(id) ?? 0) - lex.mean) / lex.std : 0;
+    const d = den.std > 0 && denseScores.has(id) ? (denseScores.get(id)! - den.mean) / den.std : 0;
+    scores.set(id, lexicalWeight * l + (1 - lexicalWeight) * d);
+  }
+  return [...scores].map(([id, score]) => ({ id, score }));
+}
+
+function stats(values: number[]): { mean: number; std: number } {
+  if (values.length === 0) return { mean: 0, std: 0 };
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  const variance = values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length;
+  return { mean, std: Math.sqrt(variance) };
 }
 
 function reciprocalRank({ lexical, dense }: FusionInput, k: number): Ranked[] {
