@@ -21,6 +21,7 @@ const embedder = new Embedder(new UseLiteProvider(), { persistQueries: true, que
 
 const METHODS: Record<string, FusionOptions> = {
   "rrf-60": { method: "rrf", rrfK: 60 },
+  ...Object.fromEntries(weights("TUNE_ADAPTIVE", "10,15,20").map((k) => [`adaptive-${k}`, { method: "adaptive", lexicalScale: k } as FusionOptions])),
   ...Object.fromEntries(weights("TUNE_WEIGHTED", "0.2,0.3,0.4,0.5,0.6,0.7,0.8").map((w) => [`weighted-${w}`, { method: "weighted", lexicalWeight: w } as FusionOptions])),
   ...Object.fromEntries(weights("TUNE_ZSCORE", "0.3,0.4,0.5,0.6,0.7").map((w) => [`zscore-${w}`, { method: "zscore", lexicalWeight: w } as FusionOptions])),
 };

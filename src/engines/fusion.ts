@@ -2,26 +2,31 @@
  * Hybrid ranking: fuses a lexical (BM25) and a dense (cosine) ranking into one. Both lists arrive best first with
  * their raw scores; the result is deterministic (equal fused scores break by id).
  *
- * Methods:
- * - `weighted` (default): each list's scores are scaled to 0–1 — BM25 by its best score, cosine by min–max over the
- *   candidates — and summed with weights `lexicalWeight` and `1 − lexicalWeight`. A candidate missing from a list
- *   counts 0 there. Measured on StableToolBench, MetaTool and StackFAQ (docs/embeddings.md), it beat reciprocal-rank
- *   fusion on every set, because it keeps how much better the best hit is, which ranks throw away.
- * - `rrf`: reciprocal-rank fusion, Σ 1/(k + rank), kept for comparison.
+ * Methods (measured on StableToolBench, MetaTool and StackFAQ: docs/embeddings.md):
+ * - `adaptive` (default): standard scores, as `zscore`, with the lexical share set per query by how strong the BM25
+ *   match is: `top / (top + lexicalScale)` of the best raw BM25 score. A long query that matches rare words of a tool
+ *   (StableToolBench queries name the API) leans on BM25; a short paraphrase with a weak lexical match (MetaTool)
+ *   leans on the embedding. It beat every fixed share on the three sets taken together.
+ * - `zscore`: each list's scores minus its mean over its standard deviation, summed with weights `lexicalWeight` and
+ *   `1 − lexicalWeight`; a confident list (best hit far above the rest) counts for more than a flat one.
+ * - `weighted`: BM25 scaled by its best score, cosine by min–max over the candidates, summed with weights.
+ * - `rrf`: reciprocal-rank fusion, Σ 1/(k + rank), kept for comparison; it ignores score gaps and measured worst.
  */
 import { compareRanked, type Ranked } from "./top-k.js";
 
 /** How two rankings are fused. */
 export interface FusionOptions {
   /** Default `weighted`. */
-  method?: "weighted" | "zscore" | "rrf";
-  /** Share of the lexical score in `weighted` fusion, 0–1 (default 0.3). */
+  method?: "adaptive" | "weighted" | "zscore" | "rrf";
+  /** Share of the lexical score in `weighted` and `zscore` fusion, 0–1 (default 0.5). */
   lexicalWeight?: number;
+  /** BM25 score at which `adaptive` gives both lists equal shares (default 15; chosen on a plateau from 10 to 20). */
+  lexicalScale?: number;
   /** The k of `rrf` (default 60). */
   rrfK?: number;
 }
 
-export const DEFAULT_FUSION: Required<FusionOptions> = { method: "weighted", lexicalWeight: 0.3, rrfK: 60 };
+export const DEFAULT_FUSION: Required<FusionOptions> = { method: "adaptive", lexicalWeight: 0.5, lexicalScale: 15, rrfK: 60 };
 
 /** The two rankings of one query, best first, with raw scores. */
 export interface FusionInput {
@@ -34,7 +39,8 @@ export function fuse(input: FusionInput, limit: number, options: FusionOptions =
   const o = { ...DEFAULT_FUSION, ...options };
   const fused = o.method === "rrf" ? reciprocalRank(input, o.rrfK)
     : o.method === "zscore" ? standardized(input, o.lexicalWeight)
-    : weighted(input, o.lexicalWeight);
+    : o.method === "weighted" ? weighted(input, o.lexicalWeight)
+    : standardized(input, adaptiveShare(input.lexical, o.lexicalScale));
   return fused.sort(compareRanked).slice(0, limit);
 }
 
@@ -70,6 +76,12 @@ function standardized({ lexical, dense }: FusionInput, lexicalWeight: number): R
     scores.set(id, lexicalWeight * l + (1 - lexicalWeight) * d);
   }
   return [...scores].map(([id, score]) => ({ id, score }));
+}
+
+/** The lexical share of `adaptive` fusion: grows with the best BM25 score, 0 when nothing matched. */
+function adaptiveShare(lexical: Ranked[], scale: number): number {
+  const top = lexical.reduce((best, hit) => Math.max(best, hit.score), 0);
+  return top / (top + scale);
 }
 
 function stats(values: number[]): { mean: number; std: number } {

@@ -48,9 +48,18 @@ test("replace and remove keep the storage dense and the ids right", () => {
 test("weighted fusion keeps score gaps; a strong lexical match outranks a weak dense lead", () => {
   const lexical = [{ id: "exact_name", score: 12 }, { id: "other", score: 2 }];
   const dense = [{ id: "near", score: 0.62 }, { id: "exact_name", score: 0.6 }, { id: "other", score: 0.2 }];
-  assert.deepEqual(fuse({ lexical, dense }, 3).map((h) => h.id), ["exact_name", "near", "other"]);
+  assert.deepEqual(fuse({ lexical, dense }, 3, { method: "weighted", lexicalWeight: 0.3 }).map((h) => h.id), ["exact_name", "near", "other"]);
   // With the lexical share at 0, fusion is the dense ranking.
-  assert.deepEqual(fuse({ lexical, dense }, 3, { lexicalWeight: 0 }).map((h) => h.id), ["near", "exact_name", "other"]);
+  assert.deepEqual(fuse({ lexical, dense }, 3, { method: "weighted", lexicalWeight: 0 }).map((h) => h.id), ["near", "exact_name", "other"]);
+});
+
+test("adaptive fusion leans on BM25 when its match is strong and on the embedding when it is weak", () => {
+  const dense = [{ id: "paraphrase", score: 0.7 }, { id: "keyword", score: 0.45 }, { id: "c", score: 0.3 }, { id: "d", score: 0.28 }];
+  const strong = [{ id: "keyword", score: 60 }, { id: "c", score: 12 }];
+  const weak = [{ id: "keyword", score: 2 }, { id: "c", score: 1.5 }];
+  assert.equal(fuse({ lexical: strong, dense }, 1)[0].id, "keyword");
+  assert.equal(fuse({ lexical: weak, dense }, 1)[0].id, "paraphrase");
+  assert.equal(fuse({ lexical: [], dense }, 1)[0].id, "paraphrase");
 });
 
 test("fusion is deterministic on ties and works with one list empty", () => {
