@@ -1,96 +1,47 @@
 /**
- * Tool-search benchmark (SPEC §8): build time, heap, p50/p99 latency and nDCG@10 for toolsearch's engines and their
- * peers, side by side in one run on the same queries.
+ * `npm run bench`: every benchmark suite, one after the other, each in its own process so that one suite's heap and
+ * JIT state do not colour the next.
  *
- *   npm run bench                       # table
- *   npm run bench -- --json             # one JSON object
- *   npm run bench -- --queries all      # every query (the slow peers take minutes)
+ *   npm run bench                          # each suite prints its table
+ *   npm run bench -- --json                # one JSON object: the tools suite (SPEC §8) plus `suites: {name: …}`
+ *   npm run bench -- --suites tools,lint   # a subset
  *
- * Options: --catalog FILE, --queries-file FILE, --queries N|all (default: a spread sample of 255), --systems a,b.
+ * Suites: tools (SPEC §8, peers MiniSearch and Orama), documents (100k passages vs MiniSearch), embeddings
+ * (throughput, query embedding, semantic/hybrid search cost), gateway (search through the MCP gateway over stdio),
+ * lint (lint time on the shared data sets). Arguments after `--` other than these two go to the tools suite.
  */
-import { parseArgs } from "node:util";
-import { readRecords } from "../src/catalog/read-records.js";
-import { loadQueries, type LabelledQuery } from "../src/eval/queries.js";
-import { patternFromQuery } from "../src/eval/regex-pattern.js";
-import { evaluateSearcher } from "../src/eval/runner.js";
-import { ToolIndex } from "../src/indexes/tool-index.js";
-import { type BenchSystem, flatten, miniSearch, orama } from "./peers.js";
-import { table } from "../src/cli/output.js";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
-const { values } = parseArgs({
-  options: {
-    catalog: { type: "string", default: "../shared/data/scale/catalog.json" },
-    "queries-file": { type: "string", default: "../shared/data/scale/queries.jsonl" },
-    queries: { type: "string", default: "255" },
-    systems: { type: "string" },
-    json: { type: "boolean", default: false },
-  },
-});
+const SUITES = ["tools", "documents", "embeddings", "gateway", "lint"];
 
-function toolsearch(name: string, engine: "bm25" | "regex", fuzzy = true): BenchSystem {
-  let index: ToolIndex;
-  return {
-    name,
-    async build(_flat, raw) {
-      index = await ToolIndex.fromTools(raw);
-    },
-    search: (query) => index.searchSync(engine === "regex" ? patternFromQuery(query) : query, { engine, limit: 10, fuzzy }).map((h) => h.name),
-  };
+const args = process.argv.slice(2);
+const json = args.includes("--json");
+const at = args.indexOf("--suites");
+const chosen = at >= 0 ? (args[at + 1] ?? "").split(",").filter(Boolean) : SUITES;
+const unknown = chosen.filter((s) => !SUITES.includes(s));
+if (unknown.length) {
+  process.stderr.write(`bench: unknown suite ${unknown.join(", ")}; suites are ${SUITES.join(", ")}\n`);
+  process.exit(2);
+}
+const toolArgs = args.filter((a, i) => a !== "--json" && a !== "--suites" && !(at >= 0 && i === at + 1));
+
+function runSuite(suite: string): unknown {
+  const script = fileURLToPath(new URL(`./${suite}.ts`, import.meta.url));
+  const suiteArgs = [...(suite === "tools" ? toolArgs : []), ...(json ? ["--json"] : [])];
+  if (!json) process.stdout.write(`\n== ${suite} ==\n`);
+  const result = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", script, ...suiteArgs], {
+    stdio: json ? ["ignore", "pipe", "inherit"] : "inherit",
+    encoding: "utf8",
+    maxBuffer: 64 * 2 ** 20,
+  });
+  if (result.status !== 0) throw new Error(`bench suite ${suite} failed with exit code ${result.status}`);
+  return json ? JSON.parse(result.stdout) : undefined;
 }
 
-const ALL: BenchSystem[] = [
-  toolsearch("toolsearch-bm25", "bm25"),
-  toolsearch("toolsearch-bm25-exact", "bm25", false),
-  toolsearch("toolsearch-regex", "regex"),
-  miniSearch("exact"),
-  miniSearch("fuzzy"),
-  orama("exact"),
-  orama("typo"),
-];
-
-/** Every k-th query, so a sample spreads over all query groups of the file. */
-function sample(queries: LabelledQuery[], wanted: string): LabelledQuery[] {
-  if (wanted === "all") return queries;
-  const n = Math.max(1, Number(wanted));
-  const step = Math.max(1, Math.floor(queries.length / n));
-  return queries.filter((_, i) => i % step === 0).slice(0, n);
-}
-
-const gc = (globalThis as { gc?: () => void }).gc;
-function heapMb(): number {
-  gc?.();
-  gc?.();
-  return process.memoryUsage().heapUsed / 2 ** 20;
-}
-
-const raw = readRecords(values.catalog!, ["tools"]);
-const flat = raw.map((r) => flatten(r as Record<string, unknown>));
-const names = new Set(flat.map((t) => t.id));
-const queries = sample(loadQueries(values["queries-file"]!, (l) => names.has(l)), values.queries!);
-const chosen = values.systems ? ALL.filter((s) => values.systems!.split(",").includes(s.name)) : ALL;
-
-const systems: Record<string, { build_ms: number; heap_mb: number; p50_ms: number; p99_ms: number; "ndcg@10": number }> = {};
-for (const system of chosen) {
-  if (!values.json) process.stderr.write(`${system.name}: building…\n`);
-  const before = heapMb();
-  const started = performance.now();
-  await system.build(flat, raw);
-  const build_ms = performance.now() - started;
-  const heap_mb = heapMb() - before;
-  if (!values.json) process.stderr.write(`${system.name}: ${queries.length} queries…\n`);
-  const report = await evaluateSearcher(queries, (q) => system.search(q));
-  systems[system.name] = { build_ms, heap_mb, p50_ms: report.p50_ms, p99_ms: report.p99_ms, "ndcg@10": report["ndcg@10"] };
-}
-
-const result = { catalog: values.catalog, tools: raw.length, queries: queries.length, systems };
-if (values.json) {
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-} else {
-  const fastestPeer = Math.min(...Object.entries(systems).filter(([n]) => !n.startsWith("toolsearch")).map(([, s]) => s.p50_ms));
-  console.log(`${result.catalog}: ${result.tools} tools, ${result.queries} queries${gc ? "" : " (run with --expose-gc for exact heap figures)"}`);
-  const rows = Object.entries(systems).map(([n, s]) => [
-    n, s.build_ms.toFixed(0), s.heap_mb.toFixed(1), s.p50_ms.toFixed(3), s.p99_ms.toFixed(3), s["ndcg@10"].toFixed(4),
-    Number.isFinite(fastestPeer) ? (s.p50_ms / fastestPeer).toFixed(3) : "-",
-  ]);
-  console.log(table(["system", "build ms", "heap MB", "p50 ms", "p99 ms", "nDCG@10", "p50 / fastest peer"], rows).join("\n"));
+const results: Record<string, unknown> = {};
+for (const suite of chosen) results[suite] = runSuite(suite);
+if (json) {
+  const { tools, ...suites } = results;
+  process.stdout.write(`${JSON.stringify({ ...(tools as object), suites }, null, 2)}\n`);
 }
