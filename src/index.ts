@@ -43,3 +43,13 @@ export { loadGatewayConfig, parseGatewayConfig, type GatewayConfig, type HttpSer
 export { serveHttp, serveStdio, type HttpEndpoint, type HttpServeOptions } from "./mcp/transports.js";
 export { namespacedName } from "./mcp/names.js";
 export type { UpstreamOptions } from "./mcp/upstream.js";
+export type { EmbeddingProvider, EmbedProgress } from "./embeddings/provider.js";
+export { Embedder, type EmbedderOptions } from "./embeddings/embedder.js";
+export { EmbeddingCache, DEFAULT_CACHE_PATH, type EmbeddingCacheOptions } from "./embeddings/cache.js";
+export { UseLiteProvider, type UseLiteOptions } from "./embeddings/use-lite.js";
+export { OnnxEmbeddingProvider, type OnnxEmbeddingOptions } from "./embeddings/onnx.js";
+export { HttpEmbeddingProvider, type HttpEmbeddingOptions } from "./embeddings/http.js";
+export { providerFromSpec } from "./embeddings/from-spec.js";
+export { toolEmbeddingText, documentEmbeddingText, type ToolTextRecipe } from "./embeddings/texts.js";
+export { VectorIndex } from "./engines/vector.js";
+export { fuse, DEFAULT_FUSION, type FusionOptions, type FusionInput } from "./engines/fusion.js";
