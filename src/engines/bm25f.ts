@@ -40,9 +40,6 @@ export interface Bm25fOptions {
   fuzzyPenalty?: number;
 }
 
-/** A hit with the terms that produced it, for explanation and snippets. */
-export interface Bm25fHit extends Ranked {}
-
 interface Posting {
   slots: number[];
   /** Term frequency per field, packed into one integer per entry of `slots` (see `FieldPacking`). */
@@ -161,7 +158,7 @@ export class Bm25fIndex {
    * Ranks ids for analyzed query terms, best first, ties by id. Terms missing from the vocabulary are matched to
    * near terms at a discount.
    */
-  search(queryTerms: string[], limit: number, options: { fuzzy?: boolean } = {}): Bm25fHit[] {
+  search(queryTerms: string[], limit: number, options: { fuzzy?: boolean } = {}): Ranked[] {
     const scores = this.scoreBuffer();
     const touched: number[] = [];
     for (const [term, count] of countTerms(queryTerms)) {
