@@ -61,12 +61,35 @@ export class Embedder {
 
   /** The unit vector of a query; repeated queries are answered from memory. */
   async embedQuery(query: string): Promise<Float32Array> {
-    const known = this.queryCache.get(query);
-    if (known) return known;
-    const [vector] = this.persistQueries ? await this.embedMany([query]) : await this.callProvider([query]);
+    const [vector] = await this.embedQueries([query]);
+    return vector;
+  }
+
+  /**
+   * Unit vectors of several query texts (the sentences of one request), in order. Texts seen recently come from
+   * memory; the rest go to the provider in one call, since a batch costs less than its texts one by one.
+   */
+  async embedQueries(queries: string[]): Promise<Float32Array[]> {
+    const found = new Map<string, Float32Array>();
+    for (const q of queries) {
+      const known = this.queryCache.get(q);
+      if (known) found.set(q, known);
+    }
+    const missing = [...new Set(queries.filter((q) => !found.has(q)))];
+    if (missing.length > 0) {
+      const vectors = this.persistQueries ? await this.embedMany(missing) : await this.callProvider(missing);
+      missing.forEach((query, i) => {
+        found.set(query, vectors[i]);
+        this.remember(query, vectors[i]);
+      });
+    }
+    return queries.map((q) => found.get(q)!);
+  }
+
+  private remember(query: string, vector: Float32Array): void {
+    if (this.queryCacheSize < 1) return;
     if (this.queryCache.size >= this.queryCacheSize) this.queryCache.delete(this.queryCache.keys().next().value!);
     this.queryCache.set(query, vector);
-    return vector;
   }
 
   async close(): Promise<void> {

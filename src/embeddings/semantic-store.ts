@@ -6,14 +6,21 @@
  */
 import { ToolsearchError } from "../errors.js";
 import { DEFAULT_FUSION, type FusionOptions, fuse } from "../engines/fusion.js";
-import type { Ranked } from "../engines/top-k.js";
+import { type Ranked, topK } from "../engines/top-k.js";
 import { VectorIndex } from "../engines/vector.js";
+import { splitSentences } from "../text/sentences.js";
 import { Embedder } from "./embedder.js";
 import type { EmbeddingProvider, EmbedProgress } from "./provider.js";
 import { UseLiteProvider } from "./use-lite.js";
 
 /** Lexical candidates fused with dense ones in `hybrid`; enough to reach past the first page of either list. */
 export const HYBRID_CANDIDATES = 50;
+
+/**
+ * A query as the dense engines see it: one unit vector per sentence. A request that asks for several things
+ * matches each tool through its closest sentence (see `splitSentences`).
+ */
+export type QueryVectors = readonly Float32Array[];
 
 export class SemanticStore {
   private embedder: Embedder | undefined;
@@ -62,30 +69,48 @@ export class SemanticStore {
     }
   }
 
-  /** Unit vector of a query. */
-  embedQuery(query: string): Promise<Float32Array> {
-    return this.getEmbedder().embedQuery(query);
+  /** The query as the dense engines see it: one unit vector per sentence, embedded in one provider call. */
+  async embedQuery(query: string): Promise<QueryVectors> {
+    const sentences = splitSentences(query);
+    return this.getEmbedder().embedQueries(sentences.length > 0 ? sentences : [query]);
   }
 
-  /** The `k` ids closest to the query vector; `accept` filters ids. */
-  rankDense(query: Float32Array, k: number, accept?: (id: string) => boolean): Ranked[] {
-    return this.vectors?.search(query, k, accept) ?? [];
+  /** The `k` ids closest to the query, each scored by its most similar sentence; `accept` filters ids. */
+  rankDense(query: QueryVectors, k: number, accept?: (id: string) => boolean): Ranked[] {
+    const vectors = this.vectors;
+    if (!vectors) return [];
+    if (query.length === 1) return vectors.search(query[0], k, accept);
+    // Exact: an item outside one sentence's top k is beaten there by k items, each of which scores at least as
+    // much by its best sentence; so the best k overall are all in the union of the sentences' top k.
+    const ids = new Set<string>();
+    for (const sentence of query) for (const hit of vectors.search(sentence, k, accept)) ids.add(hit.id);
+    return topK([...ids].map((id) => ({ id, score: this.similarity(id, query)! })), k);
   }
 
   /**
    * Fuses a lexical ranking (best first, raw scores, at least `HYBRID_CANDIDATES` long when there are that many
    * matches) with the dense ranking of the same query. Lexical candidates missing from the dense top list get their
-   * exact cosine, so the two lists describe the same candidates.
+   * exact similarity, so the two lists describe the same candidates.
    */
-  rankHybrid(lexical: Ranked[], query: Float32Array, limit: number, accept?: (id: string) => boolean): Ranked[] {
+  rankHybrid(lexical: Ranked[], query: QueryVectors, limit: number, accept?: (id: string) => boolean): Ranked[] {
     const dense = this.rankDense(query, Math.max(HYBRID_CANDIDATES, limit), accept);
     const seen = new Set(dense.map((h) => h.id));
     for (const hit of lexical) {
       if (seen.has(hit.id)) continue;
-      const score = this.vectors?.score(hit.id, query);
+      const score = this.similarity(hit.id, query);
       if (score !== undefined) dense.push({ id: hit.id, score });
     }
     return fuse({ lexical, dense }, limit, this.fusion);
+  }
+
+  /** Cosine similarity of `id` to its most similar query sentence; undefined when `id` has no vector. */
+  private similarity(id: string, query: QueryVectors): number | undefined {
+    let best: number | undefined;
+    for (const sentence of query) {
+      const score = this.vectors?.score(id, sentence);
+      if (score !== undefined && (best === undefined || score > best)) best = score;
+    }
+    return best;
   }
 
   private async embedStale(onProgress?: EmbedProgress): Promise<void> {

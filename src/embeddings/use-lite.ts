@@ -50,6 +50,23 @@ export class UseLiteProvider implements EmbeddingProvider {
     }
   }
 
+  /**
+   * Loads the model in this thread and in every worker (each loads its own copy, ~1–3 s), so that the first bulk
+   * embedding and the first query pay nothing for it. Optional: everything loads on first use anyway.
+   */
+  async warmUp(): Promise<void> {
+    await embedHere([" "]);
+    const workers = this.startWorkers(this.threads);
+    await Promise.all(workers.map(async (worker, i) => {
+      worker.ref();
+      try {
+        await this.runJob(worker, -1 - i, [" "], () => {});
+      } finally {
+        worker.unref();
+      }
+    }));
+  }
+
   async close(): Promise<void> {
     const workers = this.workers;
     this.workers = [];

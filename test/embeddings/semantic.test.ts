@@ -100,3 +100,23 @@ test("another application's SQLite file is never written into", async () => {
   assert.equal((kept.prepare("SELECT name FROM customers").get() as { name: string }).name, "Ada");
   kept.close();
 });
+
+test("a request of several sentences finds the tool of each sentence, embedding them in one call", async () => {
+  const provider = new CountingProvider();
+  const index = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(provider, { cache: shared }) });
+  await index.prepareEmbeddings();
+  const calls = provider.calls;
+  provider.seen.length = 0;
+  const request = "I am flying to Lisbon next week and still need a plane ticket. Will it rain there? How many euros does a dollar buy?";
+  for (const engine of ["semantic", "hybrid"] as const) {
+    const names = await top(index, request, engine);
+    assert.deepEqual([...names].sort(), ["book_flight", "get_exchange_rate", "get_weather_forecast"], `${engine}: ${names}`);
+  }
+  assert.equal(provider.calls, calls + 1, "the three sentences went to the provider together, once");
+  // Each tool scores as its closest sentence alone.
+  const whole = await index.search(request, { engine: "semantic", limit: 3 });
+  const alone = await index.search("Will it rain there?", { engine: "semantic", limit: 1 });
+  assert.equal(alone[0].name, "get_weather_forecast");
+  assert.ok(Math.abs(whole.find((h) => h.name === "get_weather_forecast")!.score - alone[0].score) < 1e-6);
+  assert.deepEqual(provider.seen, ["I am flying to Lisbon next week and still need a plane ticket.", "Will it rain there?", "How many euros does a dollar buy?"]);
+});

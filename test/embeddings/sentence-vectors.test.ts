@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { EmbeddingProvider } from "../../src/embeddings/provider.js";
+import { SemanticStore } from "../../src/embeddings/semantic-store.js";
+import { Embedder } from "../../src/embeddings/embedder.js";
+
+/** Seeded pseudo-random vectors per text: this test checks ranking arithmetic, not meaning. */
+class RandomVectors implements EmbeddingProvider {
+  readonly id = "test-random";
+  readonly dimensions = 24;
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return texts.map((text) => {
+      let seed = [...text].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7);
+      return Float32Array.from({ length: this.dimensions }, () => {
+        seed = (seed * 1103515245 + 12345) >>> 0;
+        return seed / 2 ** 32 - 0.5;
+      });
+    });
+  }
+}
+
+test("a query of several sentences ranks items by their best sentence, exactly as a full scan would", async () => {
+  const store = new SemanticStore(new Embedder(new RandomVectors(), { cache: false }));
+  for (let i = 0; i < 300; i++) store.set(`item-${i}`, `text of item ${i}`);
+  await store.prepare();
+  const query = await store.embedQuery("First we want this. Then we want that! Finally something else?");
+  assert.equal(query.length, 3);
+  const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
+  const vectors = await new Embedder(new RandomVectors(), { cache: false }).embedMany(Array.from({ length: 300 }, (_, i) => `text of item ${i}`));
+  const brute = vectors
+    .map((v, i) => ({ id: `item-${i}`, score: Math.max(...query.map((q) => dot(q, v))) }))
+    .sort((a, b) => b.score - a.score);
+  for (const k of [1, 5, 20, 300]) {
+    const ranked = store.rankDense(query, k);
+    assert.deepEqual(ranked.map((h) => h.id), brute.slice(0, k).map((h) => h.id), `k=${k}`);
+    ranked.forEach((h, i) => assert.ok(Math.abs(h.score - brute[i].score) < 1e-5));
+  }
+  const odd = store.rankDense(query, 10, (id) => Number(id.slice(5)) % 2 === 1);
+  assert.deepEqual(odd.map((h) => h.id), brute.filter((h) => Number(h.id.slice(5)) % 2 === 1).slice(0, 10).map((h) => h.id));
+});
