@@ -51,5 +51,5 @@ export { OnnxEmbeddingProvider, type OnnxEmbeddingOptions } from "./embeddings/o
 export { HttpEmbeddingProvider, type HttpEmbeddingOptions } from "./embeddings/http.js";
 export { providerFromSpec } from "./embeddings/from-spec.js";
 export { toolEmbeddingText, documentEmbeddingText, type ToolTextRecipe } from "./embeddings/texts.js";
-export { VectorIndex } from "./engines/vector.js";
+export { VectorIndex, type VectorIndexOptions } from "./engines/vector.js";
 export { fuse, DEFAULT_FUSION, type FusionOptions, type FusionInput } from "./engines/fusion.js";

@@ -6,7 +6,7 @@
  */
 import { ToolsearchError } from "../errors.js";
 import { DEFAULT_FUSION, type FusionOptions, fuse } from "../engines/fusion.js";
-import { type Ranked, topK } from "../engines/top-k.js";
+import type { Ranked } from "../engines/top-k.js";
 import { VectorIndex } from "../engines/vector.js";
 import { splitSentences } from "../text/sentences.js";
 import { Embedder } from "./embedder.js";
@@ -77,14 +77,7 @@ export class SemanticStore {
 
   /** The `k` ids closest to the query, each scored by its most similar sentence; `accept` filters ids. */
   rankDense(query: QueryVectors, k: number, accept?: (id: string) => boolean): Ranked[] {
-    const vectors = this.vectors;
-    if (!vectors) return [];
-    if (query.length === 1) return vectors.search(query[0], k, accept);
-    // Exact: an item outside one sentence's top k is beaten there by k items, each of which scores at least as
-    // much by its best sentence; so the best k overall are all in the union of the sentences' top k.
-    const ids = new Set<string>();
-    for (const sentence of query) for (const hit of vectors.search(sentence, k, accept)) ids.add(hit.id);
-    return topK([...ids].map((id) => ({ id, score: this.similarity(id, query)! })), k);
+    return this.vectors?.searchMax(query, k, accept) ?? [];
   }
 
   /**
@@ -95,22 +88,11 @@ export class SemanticStore {
   rankHybrid(lexical: Ranked[], query: QueryVectors, limit: number, accept?: (id: string) => boolean): Ranked[] {
     const dense = this.rankDense(query, Math.max(HYBRID_CANDIDATES, limit), accept);
     const seen = new Set(dense.map((h) => h.id));
-    for (const hit of lexical) {
-      if (seen.has(hit.id)) continue;
-      const score = this.similarity(hit.id, query);
-      if (score !== undefined) dense.push({ id: hit.id, score });
-    }
+    const missing = lexical.filter((hit) => !seen.has(hit.id)).map((hit) => hit.id);
+    this.vectors?.maxScores(missing, query).forEach((score, i) => {
+      if (score !== undefined) dense.push({ id: missing[i], score });
+    });
     return fuse({ lexical, dense }, limit, this.fusion);
-  }
-
-  /** Cosine similarity of `id` to its most similar query sentence; undefined when `id` has no vector. */
-  private similarity(id: string, query: QueryVectors): number | undefined {
-    let best: number | undefined;
-    for (const sentence of query) {
-      const score = this.vectors?.score(id, sentence);
-      if (score !== undefined && (best === undefined || score > best)) best = score;
-    }
-    return best;
   }
 
   private async embedStale(onProgress?: EmbedProgress): Promise<void> {
