@@ -222,7 +222,9 @@ export class VectorIndex {
       // In JS the dot product is the expensive part: ask `accept` first and score only accepted rows.
       const scores = this.upper;
       for (let slot = 0; slot < count; slot++) {
-        scores[slot] = accept && !accept(this.ids[slot]) ? -Infinity : Math.max(...queries.map((query) => this.dotJs(slot, query)));
+        let best = -Infinity;
+        if (!accept || accept(this.ids[slot])) for (const query of queries) best = Math.max(best, this.dotJs(slot, query));
+        scores[slot] = best;
       }
       const kept = this.candidates(count, k, undefined, scores, scores).filter((slot) => scores[slot] !== -Infinity);
       return topK(
