@@ -9,6 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { VectorIndex } from "../src/engines/vector.js";
+import { percentile } from "../src/eval/metrics.js";
 
 const { values } = parseArgs({
   options: {
@@ -46,7 +47,6 @@ for (const q of queries) {
   if (wasm.search(q, k, accept).map((h) => h.id).join() !== js.search(q, k, accept).map((h) => h.id).join()) differing++;
 }
 
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))];
 console.log(`${rows} rows × ${dimensions} dimensions, top ${k}${accept ? ", accept 1 in 10" : ""}, ${queries.length} queries`);
 console.log(`queries whose ids differ between kernels: ${differing} (only float-rounding ties may)`);
 for (const index of [js, wasm]) {

@@ -246,9 +246,9 @@ export class VectorIndex {
   }
 
   /**
-   * First pass of a WASM search: copies the query into the scratch area (f32 for rescoring, int16 for the integer
-   * dots), runs `dots_i8` over all rows and turns each dot into bounds `lower ≤ f32 score ≤ upper`; with `merge`,
-   * raises the bounds already there instead (a row's best score over several queries).
+   * First pass of a WASM search: writes an int16 copy of the query into the scratch area, runs `dots_i8` over all
+   * rows and turns each dot into bounds `lower ≤ f32 score ≤ upper`; with `merge`, raises the bounds already there
+   * instead (a row's best score over several queries). Rescoring copies the f32 query itself (`maxScores`).
    *
    * With r = r̂ + e (row = dequantized int8 + error) and x = x̂ + d (query likewise), r·x − r̂·x̂ = r̂·d + e·x̂ + e·d,
    * so by Cauchy–Schwarz |r·x − r̂·x̂| ≤ ‖r̂‖‖d‖ + ‖e‖‖x̂‖ + ‖e‖‖d‖. The f32 kernel's own rounding adds at most
@@ -256,8 +256,7 @@ export class VectorIndex {
    */
   private boundScores(query: Float32Array, count: number, merge: boolean): void {
     const { exports } = this.wasm!;
-    const n = this.dimensions, s = this.stride, f32 = this.f32, i16 = this.i16;
-    f32.set(query, 0);
+    const n = this.dimensions, s = this.stride, i16 = this.i16;
     let max = 0, norm2 = 0;
     for (let i = 0; i < n; i++) {
       const x = query[i];
