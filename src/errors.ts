@@ -43,6 +43,24 @@ export const ErrorCodes = {
   upstream_timeout: "upstream_timeout",
   /** An embedding provider failed (model load, HTTP error after retries, wrong vector size). */
   embedding_failed: "embedding_failed",
+  /** A collection name that the service's store does not hold. */
+  unknown_collection: "unknown_collection",
+  /** A request to the service without a key, or with a key the store does not know (or revoked). */
+  unauthorized: "unauthorized",
+  /** The key is valid but its scope (or its collection) does not allow this request. */
+  forbidden: "forbidden",
+  /** The request conflicts with the current state (e.g. a collection of another kind under that name). */
+  conflict: "conflict",
+  /** `If-Match` named an ETag that is not the item's current one; nothing was changed. */
+  precondition_failed: "precondition_failed",
+  /** A request body over the service's size limit. */
+  payload_too_large: "payload_too_large",
+  /** Too many requests for this key in the current window. */
+  rate_limited: "rate_limited",
+  /** The service (or this replica) has not finished loading or catching up. */
+  not_ready: "not_ready",
+  /** The store (database) cannot be reached or failed; nothing was changed. */
+  store_unavailable: "store_unavailable",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

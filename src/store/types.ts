@@ -1,0 +1,166 @@
+/**
+ * The store: the service's source of truth. Collections, their items exactly as clients gave them, API keys (hashed),
+ * settings, embedding vectors and MCP manifests live here; every in-memory index is a cache rebuilt from it.
+ *
+ * Two implementations share this interface: `SqliteStore` (embedded, one process; the default) and `PostgresStore`
+ * (shared by replicas). Routes, indexes and the gateway see only this interface, so either drops in.
+ *
+ * Rules every implementation keeps:
+ * - A method resolves only once its write is committed (durable); a failed write changes nothing.
+ * - Every committed write to a collection or item appends one `Change` per touched key to the change log, in the same
+ *   transaction, with a strictly increasing `seq`. `changesSince` replays them; `onChange` announces them (locally for
+ *   SQLite, through LISTEN/NOTIFY for PostgreSQL). A change names *what* changed, not the new content: a reader
+ *   applies it by reading the current state of that key, which makes applying a change idempotent.
+ * - `ifMatch` on a write compares with the current ETag and throws `ToolsearchError("precondition_failed")` without
+ *   writing when it differs (or when the item is absent).
+ * - Clients' mistakes throw `ToolsearchError` with a code of `src/errors.ts`; an unreachable database throws
+ *   `ToolsearchError("store_unavailable")`.
+ */
+
+/** What a collection holds: a tool catalog, a knowledge base, or the live tools of an MCP configuration. */
+export type CollectionKind = "tools" | "docs" | "mcp";
+
+/** API key scopes, weakest first: each includes the ones before it. */
+export const SCOPES = ["read", "call", "write", "admin"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** A collection as stored (its items are read separately). */
+export interface CollectionRecord {
+  name: string;
+  kind: CollectionKind;
+  /** For `mcp`: the gateway configuration (`{mcpServers, openapi?}`) as given. For the others: options, or `{}`. */
+  config: Record<string, unknown>;
+  /** Number of items. */
+  size: number;
+  /** ISO 8601 time of the last committed change to the collection or any of its items. */
+  updatedAt: string;
+  /** `seq` of the last change to the collection or any of its items. */
+  version: number;
+}
+
+/** One tool (keyed by name) or document (keyed by id), exactly as given. */
+export interface ItemRecord {
+  collection: string;
+  /** The tool's name or the document's id. */
+  key: string;
+  /** The item as the client sent it (any tool shape of SPEC §3, or a document). */
+  body: unknown;
+  /** Opaque; changes with every write of this item. Served as the `ETag` header. */
+  etag: string;
+  updatedAt: string;
+}
+
+/** A new or replacing item in a write. */
+export interface ItemInput {
+  key: string;
+  body: unknown;
+}
+
+/** One entry of the change log. */
+export interface Change {
+  /** Strictly increasing across the whole store. */
+  seq: number;
+  collection: string;
+  /**
+   * `collection`: the collection was created, replaced whole or deleted (re-read it, or drop it when absent).
+   * `item`: one item was created, replaced or deleted (re-read that key, or drop it when absent).
+   */
+  scope: "collection" | "item";
+  /** The item's key for `scope: "item"`. */
+  key?: string;
+}
+
+/** Conditional write: fail with `precondition_failed` unless the current ETag equals this. */
+export interface WriteOptions {
+  ifMatch?: string;
+}
+
+/** An API key as stored: never the key itself, only its hash. */
+export interface ApiKeyRecord {
+  id: string;
+  scope: Scope;
+  /** Limits the key to one collection; absent means every collection. */
+  collection?: string;
+  label?: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+/** A server's tool list as last seen, and a hash of the configuration block it was seen with. */
+export interface ManifestRecord {
+  /** Who owns the manifest (e.g. `gateway` or `collection:<name>`) and the server's name in that configuration. */
+  owner: string;
+  server: string;
+  configHash: string;
+  /** The tools as the server listed them (MCP shape). */
+  tools: unknown[];
+  updatedAt: string;
+}
+
+/** Vectors keyed by provider id and a SHA-256 of the embedded text; shared by every replica on one store. */
+export interface VectorStore {
+  getMany(provider: string, hashes: string[], dimensions: number): Promise<Map<string, Float32Array>>;
+  putMany(provider: string, entries: Array<[hash: string, vector: Float32Array]>): Promise<void>;
+}
+
+export type Unsubscribe = () => void;
+
+export interface Store extends VectorStore {
+  /** `sqlite` or `postgres`. */
+  readonly kind: string;
+  /** Where it lives, without secrets (a path, or a URL with the password hidden). */
+  readonly location: string;
+
+  /** Creates or upgrades the schema (versioned, idempotent, safe when several processes start at once). */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+
+  // Collections
+  listCollections(): Promise<CollectionRecord[]>;
+  getCollection(name: string): Promise<CollectionRecord | undefined>;
+  /** Creates or replaces a collection and all its items atomically. `created` says which. */
+  putCollection(
+    name: string,
+    kind: CollectionKind,
+    config: Record<string, unknown>,
+    items: ItemInput[],
+  ): Promise<{ created: boolean; collection: CollectionRecord }>;
+  /** Deletes a collection and its items; false when there was none. */
+  deleteCollection(name: string): Promise<boolean>;
+
+  // Items (the collection must exist: else `unknown_collection`)
+  listItems(collection: string): Promise<ItemRecord[]>;
+  getItem(collection: string, key: string): Promise<ItemRecord | undefined>;
+  putItem(collection: string, item: ItemInput, options?: WriteOptions): Promise<{ created: boolean; item: ItemRecord }>;
+  /** False when there was no such item. With `ifMatch` an absent item is `precondition_failed`. */
+  deleteItem(collection: string, key: string, options?: WriteOptions): Promise<boolean>;
+  /** Upserts and deletes in one transaction: all or nothing. Deleting an absent key is not an error (not counted). */
+  batch(collection: string, upsert: ItemInput[], remove: string[]): Promise<{ upserted: number; deleted: number }>;
+
+  // Change feed
+  /** Changes with `seq > after`, oldest first, at most `limit` (default 1000). */
+  changesSince(after: number, limit?: number): Promise<Change[]>;
+  /** The highest `seq` committed so far (0 for none). */
+  latestSeq(): Promise<number>;
+  /** Called after each commit with its changes (from any process for a shared store). */
+  onChange(listener: (changes: Change[]) => void): Unsubscribe;
+  /** Drops log entries with `seq <= upTo` (never ones a live reader may still need: the caller decides). */
+  pruneChanges(upTo: number): Promise<number>;
+
+  // API keys
+  createKey(key: ApiKeyRecord & { hash: string }): Promise<void>;
+  /** The live (not revoked) key with this hash. */
+  keyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  listKeys(): Promise<ApiKeyRecord[]>;
+  /** False when no live key has this id. */
+  revokeKey(id: string): Promise<boolean>;
+
+  // Settings (small JSON values)
+  getSetting(key: string): Promise<unknown>;
+  setSetting(key: string, value: unknown): Promise<void>;
+
+  // MCP manifests
+  getManifest(owner: string, server: string): Promise<ManifestRecord | undefined>;
+  putManifest(manifest: Omit<ManifestRecord, "updatedAt">): Promise<void>;
+  deleteManifest(owner: string, server: string): Promise<void>;
+}
