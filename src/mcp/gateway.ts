@@ -24,6 +24,7 @@ import { handleDocsTool } from "../metatools/docs-tools.js";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, noToolGuidance } from "../metatools/tool-search.js";
 import type { GatewayConfig } from "./config.js";
 import { CALL_TOOL, DESCRIBE_TOOL, gatewayToolDefinitions, SEARCH_TOOLS } from "./meta-tools.js";
+import { MAX_SELECT_NAMES, parseSelect, resolveSelect, unknownNamesNote } from "../metatools/select.js";
 import { namespacedName, serverPrefix } from "./names.js";
 import { Upstream, type UpstreamOptions } from "./upstream.js";
 
@@ -196,6 +197,8 @@ export class Gateway {
       return failure(`limit must be a whole number from 1 to ${MAX_SEARCH_RESULTS} (got ${JSON.stringify(args.limit)}).`);
     }
     if (typeof engine !== "string") return failure(`engine must be a string such as "bm25" or "regex".`);
+    const selected = parseSelect(query);
+    if (selected) return this.selectTools(selected);
     let hits;
     try {
       hits = await this.index.search(query, { engine: engine as ToolSearchOptions["engine"], limit });
@@ -204,12 +207,25 @@ export class Gateway {
       throw error;
     }
     if (hits.length === 0) return { content: [text(noToolGuidance(this.index, query, engine === "regex" ? "regex" : "bm25"))] };
-    const results = hits.map((hit) => {
-      const tool = this.index.get(hit.name)!;
-      const route = this.routes.get(hit.name);
+    return this.foundTools(hits);
+  }
+
+  /** `select:a,b`: exactly the named tools; unknown names come back with their closest names. */
+  private selectTools(names: string[]): CallToolResult {
+    if (names.length === 0 || names.length > MAX_SELECT_NAMES) return failure(`A select query names the tools to load, e.g. "select:filesystem__read_text_file" (at most ${MAX_SELECT_NAMES} names).`);
+    const selection = resolveSelect(names, this.index.names());
+    const note = unknownNamesNote(selection);
+    if (selection.found.length === 0) return { content: [text(`${note} Search by keywords if none of these is what you need.`)] };
+    return this.foundTools(selection.found.map((name) => ({ name, description: this.index.get(name)!.description })), note);
+  }
+
+  private foundTools(found: { name: string; description: string }[], note = ""): CallToolResult {
+    const results = found.map(({ name, description }) => {
+      const tool = this.index.get(name)!;
+      const route = this.routes.get(name);
       return {
-        name: hit.name,
-        description: hit.description,
+        name,
+        description,
         ...(route ? { server: route.server } : { server: null }),
         inputSchema: tool.inputSchema,
       };
@@ -218,7 +234,7 @@ export class Gateway {
     const how = this.options.exposeFound
       ? `Call one with ${CALL_TOOL} {"name", "arguments"}, or directly: the upstream tools found are now in your tool list.`
       : `Call one with ${CALL_TOOL} {"name": <name>, "arguments": {…}} matching its inputSchema.`;
-    return { content: [text(JSON.stringify({ results, next: how }))] };
+    return { content: [text(JSON.stringify({ results, ...(note ? { unknown: note } : {}), next: how }))] };
   }
 
   private expose(names: string[]): void {

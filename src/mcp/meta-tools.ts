@@ -25,7 +25,7 @@ export function searchToolsDefinition(): AnthropicTool {
     input_schema: {
       type: "object",
       properties: {
-        query: { type: "string", description: "What the tool should do, in a few keywords, e.g. 'read file' — or a regular expression when engine is 'regex'." },
+        query: { type: "string", description: "What the tool should do, in a few keywords, e.g. 'read file' — or a regular expression when engine is 'regex'; 'select:name1,name2' returns those tools by exact name." },
         limit: { type: "integer", minimum: 1, maximum: MAX_SEARCH_RESULTS, description: `How many tools to return (default ${DEFAULT_SEARCH_RESULTS}).` },
         engine: { type: "string", enum: [...TOOL_ENGINES], description: "Ranking engine: 'bm25' keywords (default), 'regex' pattern over names and descriptions, 'semantic' by meaning (embeddings; the first such search loads the model), 'hybrid' both." },
       },

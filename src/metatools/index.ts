@@ -13,3 +13,4 @@ export {
   referencedTools, textBlock, toolReference,
   type MetaTool, type MetaToolKind, type MetaToolResult, type ResultBlock, type SearchResultBlock, type TextBlock, type ToolReferenceBlock,
 } from "./types.js";
+export { parseSelect, resolveSelect, unknownNamesNote, MAX_SELECT_NAMES, type Selection } from "./select.js";

@@ -13,7 +13,8 @@ import type { AnthropicTool } from "../catalog/tool.js";
 import { ToolsearchError } from "../errors.js";
 import type { ToolIndex } from "../indexes/tool-index.js";
 import type { ToolSearchOptions } from "../indexes/tool-index-options.js";
-import { type MetaTool, type MetaToolResult, toolReference } from "./types.js";
+import { emptySelectMessage, MAX_SELECT_NAMES, parseSelect, resolveSelect, unknownNamesNote } from "./select.js";
+import { type MetaTool, type MetaToolResult, type ResultBlock, textBlock, toolReference } from "./types.js";
 
 export const TOOL_SEARCH = "tool_search";
 /** Results per search when the model does not ask for a number. */
@@ -77,7 +78,7 @@ export function toolSearchDefinition(options: ToolSearchToolOptions = {}): Anthr
     input_schema: {
       type: "object",
       properties: {
-        query: { type: "string", description: "What the tool should do, in a few keywords, e.g. 'current weather city'." },
+        query: { type: "string", description: "What the tool should do, in a few keywords, e.g. 'current weather city'; or 'select:name1,name2' to load tools by exact name." },
         limit: limitProperty,
       },
       required: ["query"],
@@ -92,6 +93,8 @@ export async function handleToolSearch(index: ToolIndex, input: Record<string, u
   const field = engine === "regex" ? "pattern" : "query";
   const query = typeof input[field] === "string" ? (input[field] as string).trim() : "";
   if (!query) return { content: `${TOOL_SEARCH} needs a ${field}, e.g. {"${field}": "${engine === "regex" ? "stock|inventory" : "check stock level"}"}.`, isError: true };
+  const selected = parseSelect(query);
+  if (selected) return selectTools(index, selected);
   const limit = input.limit === undefined ? (options.defaultLimit ?? DEFAULT_SEARCH_RESULTS) : input.limit;
   if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_RESULTS) {
     return { content: `limit must be a whole number from 1 to ${MAX_SEARCH_RESULTS} (got ${JSON.stringify(input.limit)}).`, isError: true };
@@ -108,6 +111,20 @@ export async function handleToolSearch(index: ToolIndex, input: Record<string, u
   }
   if (names.length === 0) return { content: noToolGuidance(index, query, engine), isError: false };
   return { content: names.map(toolReference), isError: false };
+}
+
+/**
+ * A `select:a,b` query: exactly the named tools, in order, whatever the engine; unknown names are answered in a text
+ * block with their closest names.
+ */
+export function selectTools(index: ToolIndex, names: string[]): MetaToolResult {
+  if (names.length === 0 || names.length > MAX_SELECT_NAMES) return { content: emptySelectMessage(), isError: true };
+  const selection = resolveSelect(names, index.names());
+  const note = unknownNamesNote(selection);
+  if (selection.found.length === 0) return { content: `${note} Search by keywords if none of these is what you need.`, isError: false };
+  const blocks: ResultBlock[] = selection.found.map(toolReference);
+  if (note) blocks.push(textBlock(note));
+  return { content: blocks, isError: false };
 }
 
 /** What to do when nothing matched: close names or words when there are some, and other ways to ask. */

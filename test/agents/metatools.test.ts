@@ -34,6 +34,22 @@ describe("tool_search", () => {
     assert.match(String(bad.content), /look-behind/);
   });
 
+  it("loads exactly the tools a select: query names, in order, with close names for unknown ones", async () => {
+    const index = await ToolIndex.fromFile(CATALOG);
+    const result = await handleToolSearch(index, { query: "select:get_stock_level, process_refund,get_stok_level,get_stock_level" });
+    const blocks = result.content as { type: string; tool_name?: string; text?: string }[];
+    assert.deepEqual(blocks.filter((b) => b.type === "tool_reference").map((b) => b.tool_name), ["get_stock_level", "process_refund"]);
+    assert.match(blocks.at(-1)!.text!, /No tool is named "get_stok_level"; close names: get_stock_level/);
+    // The engine does not matter: select is read before any search runs.
+    const regex = await handleToolSearch(index, { pattern: "SELECT:process_refund" }, { engine: "regex" });
+    assert.deepEqual(regex.content, [{ type: "tool_reference", tool_name: "process_refund" }]);
+    const none = await handleToolSearch(index, { query: "select:no_such_tool" });
+    assert.equal(typeof none.content, "string");
+    assert.match(String(none.content), /No tool is named "no_such_tool"/);
+    const empty = await handleToolSearch(index, { query: "select: , " });
+    assert.equal(empty.isError, true);
+  });
+
   it("has a small definition: query or pattern, and a limit", () => {
     assert.deepEqual(toolSearchDefinition().input_schema.required, ["query"]);
     assert.deepEqual(toolSearchDefinition({ engine: "regex" }).input_schema.required, ["pattern"]);

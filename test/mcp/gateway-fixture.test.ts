@@ -62,6 +62,16 @@ describe("gateway in front of the fixture server", () => {
     assert.deepEqual(foundNames(regex), ["fixture__ping"]);
   });
 
+  it("answers select:a,b with exactly the named tools, and close names for unknown ones", async () => {
+    const result = await client.callTool({ name: "search_tools", arguments: { query: "select:fixture__ping, get_stock_level,fixture__pnig" } });
+    const body = JSON.parse(textOf(result));
+    assert.deepEqual(body.results.map((r: { name: string }) => r.name), ["fixture__ping", "get_stock_level"]);
+    assert.equal(body.results[0].server, "fixture");
+    assert.match(body.unknown, /"fixture__pnig".*close names: fixture__ping/);
+    const none = await client.callTool({ name: "search_tools", arguments: { query: "select:nothing_here" } });
+    assert.match(textOf(none), /No tool is named "nothing_here"/);
+  });
+
   it("calls through to the original upstream name", async () => {
     const [weather] = foundNames(await client.callTool({ name: "search_tools", arguments: { query: "weather forecast" } }));
     const result = await client.callTool({ name: "call_tool", arguments: { name: weather, arguments: { city: "Hanoi" } } });
