@@ -22,6 +22,7 @@ import { TOOL_NAME_PATTERN } from "../catalog/validate.js";
 import { ToolsearchError } from "../errors.js";
 import type { ToolIndex } from "../indexes/tool-index.js";
 import type { ResultBlock } from "../metatools/types.js";
+import { throwIfProblems } from "./request-problems.js";
 import { type AgentStats, type CallResult, Toolbox, type ToolboxOptions } from "./toolbox.js";
 
 type MessageParam = Anthropic.Messages.MessageParam;
@@ -124,13 +125,6 @@ function referenceProblems(names: Set<string>, messages: MessageParam[]): string
     if (!names.has(name)) problems.push(`a tool_reference names ${JSON.stringify(name)}, which is not in tools`);
   }
   return problems;
-}
-
-function throwIfProblems(problems: string[]): void {
-  if (!problems.length) return;
-  throw new ToolsearchError("request_invalid", `Request refused before sending (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${problems.map((p) => `  - ${p}`).join("\n")}`, {
-    details: { problems },
-  });
 }
 
 /** Every tool name referenced in the conversation: in our `tool_result`s and in server search results. */

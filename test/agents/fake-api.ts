@@ -134,3 +134,18 @@ export function functionCall(name: string, args: unknown, callId = `call_${++cou
 export function outputMessage(value: string): unknown {
   return { type: "message", id: `msg_${++counter}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: value, annotations: [] }] };
 }
+
+/** A Responses `tool_search_call` output item (client execution unless said otherwise). */
+export function toolSearchCall(args: unknown, callId: string | null = `tsc_${++counter}`, execution: "client" | "server" = "client"): unknown {
+  return { type: "tool_search_call", id: `ts_${++counter}`, call_id: callId, arguments: args, execution, status: "completed" };
+}
+
+/** A Responses `tool_search_output` item as OpenAI's hosted search returns it. */
+export function serverToolSearchOutput(tools: unknown[], callId: string | null = null): unknown {
+  return { type: "tool_search_output", id: `tso_${++counter}`, call_id: callId, execution: "server", status: "completed", tools };
+}
+
+/** A `function_call` made inside a namespace. */
+export function namespacedFunctionCall(namespace: string, name: string, args: unknown, callId = `call_${++counter}`): unknown {
+  return { ...(functionCall(name, args, callId) as Record<string, unknown>), namespace };
+}
