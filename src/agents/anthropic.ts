@@ -53,6 +53,12 @@ export interface AnthropicRequestOptions {
   cache?: boolean;
   /** Which server-side search to use in server mode (default `bm25`). */
   serverSearch?: "bm25" | "regex";
+  /**
+   * `anthropic-beta` values to send with every request (default none). Tool search, `defer_loading` and
+   * `tool_reference` are in the current Messages API and need no beta; give one here only for a platform or proxy
+   * that still asks for it.
+   */
+  betas?: string[];
   /** Any other request fields (temperature, metadata, tool_choice …), passed through. */
   extra?: Partial<Omit<CreateParams, "model" | "messages" | "tools" | "system" | "max_tokens">>;
 }
@@ -240,8 +246,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
 
 /** One request, streamed or not; either way the whole message comes back. */
 async function send(options: RunAgentOptions, request: CreateParams): Promise<Message> {
-  if (!options.stream) return options.client.messages.create(request);
-  const stream = options.client.messages.stream(request);
+  const requestOptions = options.betas?.length ? { headers: { "anthropic-beta": options.betas.join(",") } } : undefined;
+  if (!options.stream) return options.client.messages.create(request, requestOptions);
+  const stream = options.client.messages.stream(request, requestOptions);
   if (options.onText) stream.on("text", (delta) => options.onText!(delta));
   return stream.finalMessage();
 }

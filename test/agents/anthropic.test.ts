@@ -257,6 +257,34 @@ describe("runAgent, server mode", () => {
   });
 });
 
+describe("runAgent, current API and beta headers", () => {
+  it("sends no anthropic-beta header by default (tool search is in the current Messages API), and the ones given with betas", async () => {
+    const { api, client, catalog } = await setup([
+      () => anthropicMessage([text("a")], "end_turn"),
+      () => anthropicMessage([text("b")], "end_turn"),
+      () => anthropicMessage([text("c")], "end_turn"),
+    ]);
+    await runAgent({ client, catalog, model: "claude-test", mode: "server", prompt: "x" });
+    assert.equal(api.paths[0], "/v1/messages");
+    assert.equal(api.headers[0]["anthropic-beta"], undefined);
+    await runAgent({ client, catalog, model: "claude-test", mode: "server", prompt: "x", betas: ["some-platform-beta", "another"] });
+    assert.equal(api.headers[1]["anthropic-beta"], "some-platform-beta,another");
+    await runAgent({ client, catalog, model: "claude-test", prompt: "x", stream: true, betas: ["streamed-beta"] });
+    assert.equal(api.headers[2]["anthropic-beta"], "streamed-beta");
+  });
+
+  it("answers select:a,b from Claude Code-style clients with exactly those tool_reference blocks", async () => {
+    const { api, client, catalog } = await setup([
+      () => anthropicMessage([toolUse("tool_search", { query: "select:get_stock_level,trigger_reorder" }, "t1")], "tool_use"),
+      () => anthropicMessage([text("ok")], "end_turn"),
+    ]);
+    const run = await runAgent({ client, catalog, model: "claude-test", prompt: "x" });
+    const result = lastUserBlocks(api.requests[1])[0];
+    assert.deepEqual(result.content, [{ type: "tool_reference", tool_name: "get_stock_level" }, { type: "tool_reference", tool_name: "trigger_reorder" }]);
+    assert.deepEqual(run.stats.loadedTools, ["get_stock_level", "trigger_reorder"]);
+  });
+});
+
 describe("knowledge tools", () => {
   it("adds search_docs and read_doc next to tool_search and counts them", async () => {
     const docs = await DocumentIndex.fromDocuments([

@@ -16,6 +16,8 @@ export interface FakeApi {
   /** Raw request bodies, for byte comparisons. */
   raw: string[];
   paths: string[];
+  /** Request headers in arrival order. */
+  headers: Record<string, string | string[] | undefined>[];
   close(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export async function startFakeApi(turns: Turn[]): Promise<FakeApi> {
   const requests: Record<string, unknown>[] = [];
   const raw: string[] = [];
   const paths: string[] = [];
+  const headers: FakeApi["headers"] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -32,6 +35,7 @@ export async function startFakeApi(turns: Turn[]): Promise<FakeApi> {
       const index = requests.length;
       raw.push(text);
       paths.push(req.url ?? "");
+      headers.push(req.headers);
       const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
       requests.push(body);
       const turn = turns[index];
@@ -57,6 +61,7 @@ export async function startFakeApi(turns: Turn[]): Promise<FakeApi> {
     requests,
     raw,
     paths,
+    headers,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
