@@ -14,3 +14,4 @@ export {
   catalogAgentTools, indexedToolSearchTool, toolSearchExecutor,
   type AgentsToolSearchOptions, type CatalogAgentToolsOptions,
 } from "./agents/openai-agents.js";
+export { groupTools, type GroupBy, type GroupOptions, type ToolGroup } from "./agents/namespaces.js";

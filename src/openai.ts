@@ -17,3 +17,9 @@ export {
 export { Toolbox, emptyStats, type AgentStats, type CallResult, type ToolboxOptions, type ToolMode } from "./agents/toolbox.js";
 export * from "./metatools/index.js";
 export * from "./execution/index.js";
+export {
+  checkResponsesRequest, loadedByServerSearch, responsesToolLayout, toolSearchOutput,
+  type OpenAiToolSearch, type ResponsesLayout, type ResponsesLayoutOptions,
+} from "./agents/openai-tool-search.js";
+export { groupTools, namespaceName, type GroupBy, type GroupOptions, type ToolGroup } from "./agents/namespaces.js";
+export { parseSelect, resolveSelect, type Selection } from "./metatools/select.js";
