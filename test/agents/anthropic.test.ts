@@ -1,22 +1,18 @@
 /** The Anthropic adapter driven through the official SDK against a loopback server (see fake-api.ts). */
 import assert from "node:assert/strict";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { buildAnthropicRequest, checkAnthropicRequest, runAgent } from "../../src/agents/anthropic.js";
 import { Toolbox } from "../../src/agents/toolbox.js";
 import { DocumentIndex } from "../../src/indexes/document-index.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
-import { anthropicMessage, type FakeApi, startFakeApi, text, toolUse, type Turn } from "./fake-api.js";
+import { anthropicMessage, ENTERPRISE_CATALOG, fakeApis, text, toolUse, type Turn } from "./fake-api.js";
 
-const CATALOG = new URL("../fixtures/catalogs/enterprise.json", import.meta.url).pathname;
-const servers: FakeApi[] = [];
-after(async () => {
-  for (const server of servers) await server.close();
-});
+const CATALOG = ENTERPRISE_CATALOG;
+const start = fakeApis();
 
 async function setup(turns: Turn[]) {
-  const api = await startFakeApi(turns);
-  servers.push(api);
+  const api = await start(turns);
   const client = new Anthropic({ apiKey: "test-key", baseURL: api.url, maxRetries: 0 });
   const catalog = await ToolIndex.fromFile(CATALOG);
   return { api, client, catalog };

@@ -4,6 +4,7 @@
  * so tests assert on exactly what the SDK put on the wire.
  */
 import { createServer, type Server } from "node:http";
+import { after } from "node:test";
 import type { AddressInfo } from "node:net";
 
 /** A scripted turn: given the request body and its position, the JSON to answer with. */
@@ -19,6 +20,22 @@ export interface FakeApi {
   /** Request headers in arrival order. */
   headers: Record<string, string | string[] | undefined>[];
   close(): Promise<void>;
+}
+
+/** The small enterprise catalog most agent tests use. */
+export const ENTERPRISE_CATALOG = new URL("../fixtures/catalogs/enterprise.json", import.meta.url).pathname;
+
+/** A starter of fake APIs for one test file; every server it started is closed when the file's tests end. */
+export function fakeApis(): (turns: Turn[]) => Promise<FakeApi> {
+  const servers: FakeApi[] = [];
+  after(async () => {
+    for (const server of servers) await server.close();
+  });
+  return async (turns) => {
+    const api = await startFakeApi(turns);
+    servers.push(api);
+    return api;
+  };
 }
 
 /** Starts a server answering POSTs with the scripted turns in order; a request past the script gets a 500. */

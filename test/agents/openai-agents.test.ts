@@ -3,22 +3,18 @@
  * machinery, against our loopback server speaking the Responses wire format (no network, tracing off).
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { Agent, OpenAIProvider, Runner, setTracingDisabled } from "@openai/agents";
 import { catalogAgentTools, indexedToolSearchTool, toolSearchExecutor } from "../../src/openai-agents.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
-import { type FakeApi, functionCall, namespacedFunctionCall, outputMessage, response, startFakeApi, toolSearchCall, type Turn } from "./fake-api.js";
+import { ENTERPRISE_CATALOG, fakeApis, functionCall, namespacedFunctionCall, outputMessage, response, toolSearchCall, type Turn } from "./fake-api.js";
 
-const CATALOG = new URL("../fixtures/catalogs/enterprise.json", import.meta.url).pathname;
-const servers: FakeApi[] = [];
+const CATALOG = ENTERPRISE_CATALOG;
+const start = fakeApis();
 before(() => setTracingDisabled(true));
-after(async () => {
-  for (const server of servers) await server.close();
-});
 
 async function setup(turns: Turn[]) {
-  const api = await startFakeApi(turns);
-  servers.push(api);
+  const api = await start(turns);
   const runner = new Runner({ modelProvider: new OpenAIProvider({ apiKey: "test-key", baseURL: `${api.url}/v1`, useResponses: true }), tracingDisabled: true });
   return { api, runner, catalog: await ToolIndex.fromFile(CATALOG) };
 }

@@ -1,27 +1,16 @@
 /** OpenAI Responses' native tool_search (client and server execution), driven through the official SDK against a loopback server. */
 import assert from "node:assert/strict";
-import { after, describe, it } from "node:test";
-import OpenAI from "openai";
+import { describe, it } from "node:test";
 import { runOpenAiAgent } from "../../src/agents/openai.js";
 import { checkResponsesRequest } from "../../src/agents/openai-tool-search.js";
 import { groupTools, namespaceName } from "../../src/agents/namespaces.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
+import { openAiSetup } from "./openai-fixture.js";
 import {
-  type FakeApi, functionCall, namespacedFunctionCall, outputMessage, response, serverToolSearchOutput, startFakeApi, toolSearchCall, type Turn,
+  functionCall, namespacedFunctionCall, outputMessage, response, serverToolSearchOutput, toolSearchCall,
 } from "./fake-api.js";
 
-const CATALOG = new URL("../fixtures/catalogs/enterprise.json", import.meta.url).pathname;
-const servers: FakeApi[] = [];
-after(async () => {
-  for (const server of servers) await server.close();
-});
-
-async function setup(turns: Turn[]) {
-  const api = await startFakeApi(turns);
-  servers.push(api);
-  const client = new OpenAI({ apiKey: "test-key", baseURL: `${api.url}/v1`, maxRetries: 0 });
-  return { api, client, catalog: await ToolIndex.fromFile(CATALOG) };
-}
+const setup = openAiSetup();
 
 type Item = Record<string, unknown>;
 

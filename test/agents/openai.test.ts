@@ -1,23 +1,12 @@
 /** The OpenAI adapter driven through the official SDK (Chat Completions and Responses) against a loopback server. */
 import assert from "node:assert/strict";
-import { after, describe, it } from "node:test";
-import OpenAI from "openai";
+import { describe, it } from "node:test";
 import { runOpenAiAgent } from "../../src/agents/openai.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
-import { chatCompletion, chatToolCall, type FakeApi, functionCall, outputMessage, response, startFakeApi, type Turn } from "./fake-api.js";
+import { openAiSetup } from "./openai-fixture.js";
+import { chatCompletion, chatToolCall, functionCall, outputMessage, response } from "./fake-api.js";
 
-const CATALOG = new URL("../fixtures/catalogs/enterprise.json", import.meta.url).pathname;
-const servers: FakeApi[] = [];
-after(async () => {
-  for (const server of servers) await server.close();
-});
-
-async function setup(turns: Turn[]) {
-  const api = await startFakeApi(turns);
-  servers.push(api);
-  const client = new OpenAI({ apiKey: "test-key", baseURL: `${api.url}/v1`, maxRetries: 0 });
-  return { api, client, catalog: await ToolIndex.fromFile(CATALOG) };
-}
+const setup = openAiSetup();
 
 type Block = Record<string, unknown>;
 
