@@ -163,7 +163,8 @@ export function responsesInputProblems(input: unknown): string[] {
   for (const [i, item] of (input as Record<string, unknown>[]).entries()) {
     if (item.type === "tool_search_call" && typeof item.call_id === "string") searchCalls.add(item.call_id);
     if (item.type === "function_call") functionCalls.add(String(item.call_id));
-    if (item.type === "tool_search_output" && item.execution === "client" && !searchCalls.has(String(item.call_id))) {
+    // A null call_id is allowed by the API's types; only an id that answers nothing is a mistake.
+    if (item.type === "tool_search_output" && item.execution === "client" && typeof item.call_id === "string" && !searchCalls.has(item.call_id)) {
       problems.push(`input[${i}]: tool_search_output answers call_id ${JSON.stringify(item.call_id)}, but no tool_search_call before it has that call_id`);
     }
     if (item.type === "function_call_output" && !functionCalls.has(String(item.call_id))) {

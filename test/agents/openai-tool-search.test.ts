@@ -153,6 +153,15 @@ describe("checkResponsesRequest", () => {
       },
     );
     assert.throws(() => checkResponsesRequest({ tools: [{ type: "tool_search", execution: "client" }, { type: "tool_search" }] }), /client execution needs a description[\s\S]*2 tool_search tools/);
+    // A call answered in order passes, and so does a null call_id, which the API's types allow.
+    checkResponsesRequest({
+      tools: [{ type: "tool_search", execution: "server" }, { type: "function", name: "a", parameters: {}, defer_loading: true }],
+      input: [
+        { type: "tool_search_call", call_id: "s1", execution: "client", arguments: {} },
+        { type: "tool_search_output", call_id: "s1", execution: "client", tools: [] },
+        { type: "tool_search_output", call_id: null, execution: "client", tools: [] },
+      ],
+    });
   });
 });
 

@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { runOpenAiAgent } from "../../src/agents/openai.js";
-import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { openAiSetup } from "./openai-fixture.js";
 import { chatCompletion, chatToolCall, functionCall, outputMessage, response } from "./fake-api.js";
 
