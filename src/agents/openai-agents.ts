@@ -23,6 +23,7 @@ import type { Tool as CatalogTool } from "../catalog/tool.js";
 import { type RunToolOptions, runTool, type ToolHandlers } from "../execution/run-tool.js";
 import { InputValidator } from "../execution/validate-input.js";
 import { ToolIndex } from "../indexes/tool-index.js";
+import { parseSelect, resolveSelect } from "../metatools/select.js";
 import { handleToolSearch, type ToolSearchEngine, toolSearchDefinition } from "../metatools/tool-search.js";
 import { referencedTools } from "../metatools/types.js";
 import { type GroupOptions, groupTools } from "./namespaces.js";
@@ -44,7 +45,8 @@ export interface AgentsToolSearchOptions {
 /**
  * A `ClientToolSearchExecutor`: reads `{query, limit}` (or `{pattern, limit}`, or `select:a,b`) from the
  * `tool_search_call`, ranks with our engine among the agent's deferred function tools, and returns those tools, best
- * first. Guidance for an empty or bad search has no place in a `tool_search_output`, so such a search loads nothing.
+ * first. Guidance for an empty or bad search has no place in a `tool_search_output`, so such a search loads nothing;
+ * an unknown name in `select:` loads the tools with close names instead.
  */
 export function toolSearchExecutor<Context = unknown>(options: AgentsToolSearchOptions = {}): ClientToolSearchExecutor<Context> {
   let built: { key: string; index: ToolIndex } | undefined;
@@ -60,9 +62,15 @@ export function toolSearchExecutor<Context = unknown>(options: AgentsToolSearchO
     const deferred = availableTools.filter((t): t is AnyFunctionTool => t.type === "function" && t.deferLoading === true);
     const byName = new Map(deferred.map((t) => [t.name, t]));
     const index = await indexFor(deferred);
-    const args = typeof toolCall.arguments === "string" ? safeJson(toolCall.arguments) : toolCall.arguments;
+    const args = (typeof toolCall.arguments === "string" ? safeJson(toolCall.arguments) : toolCall.arguments) as Record<string, unknown> | undefined;
+    const selected = parseSelect(String(args?.query ?? args?.pattern ?? ""));
+    if (selected) {
+      // Only tools can go back: an unknown name is answered with the tools whose names are close to it.
+      const selection = resolveSelect(selected, byName.keys());
+      return [...new Set([...selection.found, ...selection.unknown.flatMap((u) => u.close)])].map((name) => byName.get(name)!);
+    }
     const exclude = index.names().filter((name) => !byName.has(name));
-    const result = await handleToolSearch(index, (args ?? {}) as Record<string, unknown>, { engine: options.engine, defaultLimit: options.searchLimit, exclude });
+    const result = await handleToolSearch(index, args ?? {}, { engine: options.engine, defaultLimit: options.searchLimit, exclude });
     if (result.isError) return [];
     return referencedTools(result.content).map((name) => byName.get(name)).filter((t): t is AnyFunctionTool => t !== undefined);
   };

@@ -4,7 +4,10 @@ import { describe, it } from "node:test";
 import { generateText, isStepCount, tool, jsonSchema } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { catalogTools, indexedToolSearch, toolSearchCallback } from "../../src/ai-sdk.js";
+import { EmbeddingCache } from "../../src/embeddings/cache.js";
+import { Embedder } from "../../src/embeddings/embedder.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
+import { CountingProvider, FIXTURE_TOOLS } from "../embeddings/helpers.js";
 
 const CATALOG = new URL("../fixtures/catalogs/enterprise.json", import.meta.url).pathname;
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
@@ -97,6 +100,13 @@ describe("toolSearchCallback", () => {
     const names = await restricted({ query: "customer profile", tools: [{ name: "get_employee_info" }, { name: "get_customer_profile" }] });
     assert.equal(names[0], "get_customer_profile");
     assert.ok(names.every((n) => n === "get_customer_profile" || n === "get_employee_info"));
+  });
+
+  it("ranks by meaning with the semantic engine (the offline embedding model)", async () => {
+    const index = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(new CountingProvider(), { cache: new EmbeddingCache({ path: ":memory:" }) }) });
+    const search = toolSearchCallback({ index, engine: "semantic" });
+    const deferred = index.list().map((t) => ({ name: t.name, description: t.description }));
+    assert.equal((await search({ query: "will it rain tomorrow", tools: deferred }))[0], "get_weather_forecast");
   });
 
   it("plays with tools the application defines itself", async () => {

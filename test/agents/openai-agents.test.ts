@@ -82,6 +82,8 @@ describe("toolsearch/openai-agents with the Agents SDK Runner", () => {
     assert.equal(names[0], "trigger_reorder");
     assert.ok(!names.includes("get_stock_level"), "tools already loaded are not searched");
     assert.deepEqual(await execute({ availableTools: tools, toolCall: { type: "tool_search_call", arguments: { limit: 3 } } } as never), []);
+    const selected = await execute({ availableTools: tools, toolCall: { type: "tool_search_call", arguments: JSON.stringify({ query: "select:process_refund,get_employe_info" }) } } as never);
+    assert.deepEqual((selected as { name: string }[]).map((t) => t.name), ["process_refund", "get_employee_info"]);
   });
 
   it("a bad input comes back to the model as an error text, nothing runs", async () => {
