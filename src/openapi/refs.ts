@@ -1,0 +1,104 @@
+/**
+ * Internal `$ref`s of an OpenAPI document, resolved per tool. A tool's input schema must stand alone (a catalog holds
+ * no `components`), so referenced schemas are copied in. A schema that refers to itself, directly or through others
+ * (a tree node, a comment thread), would never end: the second time a reference is met on its own path it becomes a
+ * `$ref` into the tool schema's own `$defs`, which holds that schema once. Deeply nested references go to `$defs` as
+ * well, so that a large API whose schemas all refer to each other does not multiply into megabytes of copies.
+ */
+import { ToolsearchError } from "../errors.js";
+import type { JsonSchema } from "../catalog/tool.js";
+import { toJsonSchema } from "./schema.js";
+
+/** How many references deep a schema is copied in before further references go to `$defs`. */
+const INLINE_DEPTH = 4;
+
+const DATA_KEYS = new Set(["enum", "default", "example", "examples", "const"]);
+const MAP_KEYS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+/** Reads a JSON pointer (`#/components/schemas/Pet`) in the document, or undefined when nothing is there. */
+export function readPointer(doc: unknown, ref: string): unknown {
+  if (!ref.startsWith("#")) return undefined;
+  const parts = ref.slice(1).split("/").slice(1).map((p) => decodeURIComponent(p).replace(/~1/g, "/").replace(/~0/g, "~"));
+  let node: unknown = doc;
+  for (const part of parts) {
+    if (typeof node !== "object" || node === null || !Object.hasOwn(node, part)) return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
+
+function isRef(value: unknown): value is { $ref: string } {
+  return typeof value === "object" && value !== null && typeof (value as { $ref?: unknown }).$ref === "string";
+}
+
+/**
+ * Follows a chain of `$ref`s to a non-schema object (a parameter, a request body, a security scheme).
+ * Throws `openapi_invalid` naming the reference when it leads nowhere or loops.
+ */
+export function derefObject<T = Record<string, unknown>>(doc: unknown, value: unknown, source: string): T {
+  const seen = new Set<string>();
+  let node = value;
+  while (isRef(node)) {
+    const ref = node.$ref;
+    if (seen.has(ref)) throw new ToolsearchError("openapi_invalid", `${source}: $ref ${ref} refers to itself`);
+    seen.add(ref);
+    const target = readPointer(doc, ref);
+    if (target === undefined) throw new ToolsearchError("openapi_invalid", `${source}: $ref ${ref} points to nothing in the document`);
+    node = target;
+  }
+  return node as T;
+}
+
+/** Copies schemas for one tool, collecting the `$defs` that cycles and deep references need. */
+export class SchemaInliner {
+  /** Schemas kept once and referred to as `#/$defs/<name>`. */
+  readonly defs: Record<string, JsonSchema> = {};
+  private readonly defNames = new Map<string, string>();
+
+  constructor(private readonly doc: unknown, private readonly source: string) {}
+
+  /** A self-contained JSON Schema for an OpenAPI schema object (OpenAPI 3.0 keywords translated). */
+  inline(schema: unknown): JsonSchema {
+    return this.copy(schema, []) as JsonSchema;
+  }
+
+  private copy(node: unknown, path: string[]): unknown {
+    if (Array.isArray(node)) return node.map((item) => this.copy(item, path));
+    if (typeof node !== "object" || node === null) return node;
+    if (isRef(node)) return this.follow(node, path);
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (DATA_KEYS.has(key)) out[key] = value; // data, not schemas: a "$ref" key inside them is not a reference
+      else if (MAP_KEYS.has(key) && typeof value === "object" && value !== null && !Array.isArray(value)) {
+        // Keys of these maps are property names, so they are never read as schema keywords.
+        out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, this.copy(schema, path)]));
+      } else out[key] = this.copy(value, path);
+    }
+    return toJsonSchema(out);
+  }
+
+  private follow(node: { $ref: string }, path: string[]): unknown {
+    const { $ref: ref, ...siblings } = node as { $ref: string } & Record<string, unknown>;
+    const extra = this.copy(siblings, path) as Record<string, unknown>;
+    if (path.includes(ref) || path.length >= INLINE_DEPTH) return { $ref: `#/$defs/${this.define(ref)}`, ...extra };
+    const target = readPointer(this.doc, ref);
+    if (target === undefined) throw new ToolsearchError("openapi_invalid", `${this.source}: $ref ${ref} points to nothing in the document`);
+    const copied = this.copy(target, [...path, ref]);
+    return typeof copied === "object" && copied !== null ? { ...copied, ...extra } : copied;
+  }
+
+  /** The `$defs` name of a reference, copying its schema there on first use. */
+  private define(ref: string): string {
+    const known = this.defNames.get(ref);
+    if (known) return known;
+    const base = (ref.split("/").pop() ?? "schema").replace(/[^a-zA-Z0-9_.-]/g, "_") || "schema";
+    let name = base;
+    for (let n = 2; Object.hasOwn(this.defs, name); n++) name = `${base}_${n}`;
+    this.defNames.set(ref, name);
+    this.defs[name] = {}; // reserved before copying, so the schema's own references to itself find the name
+    const target = readPointer(this.doc, ref);
+    if (target === undefined) throw new ToolsearchError("openapi_invalid", `${this.source}: $ref ${ref} points to nothing in the document`);
+    this.defs[name] = this.copy(target, [ref]) as JsonSchema;
+    return name;
+  }
+}
