@@ -64,7 +64,7 @@ export class OpenApiClient {
     return new OpenApiClient(catalog, options);
   }
 
-  /** The imported tools (a catalog: `ToolIndex.fromTools(client.tools)`). */
+  /** The imported tools (a catalog: `await ToolIndex.fromTools(client.tools)`). */
   get tools(): OpenApiTool[] {
     return this.catalog.tools;
   }

@@ -65,7 +65,7 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
  * @example
  * ```ts
  * const { tools, skipped } = await catalogFromOpenApi("clinic.yaml", { prefix: "clinic" });
- * const index = ToolIndex.fromTools(tools);
+ * const index = await ToolIndex.fromTools(tools);
  * ```
  */
 export async function catalogFromOpenApi(spec: string | object, options: OpenApiImportOptions = {}): Promise<OpenApiCatalog> {
