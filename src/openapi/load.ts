@@ -5,7 +5,7 @@
  * how circular schemas stay finite.
  */
 import { existsSync } from "node:fs";
-import { bundle } from "@readme/openapi-parser";
+import { bundle, parse } from "@readme/openapi-parser";
 import { convertObj } from "swagger2openapi";
 import { ToolsearchError } from "../errors.js";
 
@@ -44,27 +44,42 @@ export async function loadOpenApi(spec: string | object, label?: string): Promis
   return { doc: await convertSwagger2(bundled, source), source, version: "3.0", convertedFrom: "2.0" };
 }
 
+/**
+ * Parses the document, and bundles it only when it refers to other files. Internal references are left for refs.ts to
+ * follow per operation, so that one broken reference (often in a response nobody imports) costs only the operations
+ * that use it, not the whole document.
+ */
 async function bundleOrExplain(spec: string | object, source: string): Promise<Record<string, unknown>> {
   try {
     // The http resolver is switched off: a spec must not make an import (or a test) reach the network.
     const options = { resolve: { http: { canRead: false } } } as unknown as Parameters<typeof bundle>[1];
-    const result = (await bundle(spec as Parameters<typeof bundle>[0], options)) as unknown;
-    if (typeof result !== "object" || result === null || Array.isArray(result)) throw new Error("the document is not an object");
-    return result as Record<string, unknown>;
+    const api = spec as Parameters<typeof bundle>[0];
+    const parsed = (await parse(api, options)) as unknown;
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("the document is not an object");
+    if (!hasExternalRef(parsed)) return parsed as Record<string, unknown>;
+    return (await bundle(api, options)) as unknown as Record<string, unknown>;
   } catch (error) {
     throw parserError(error, source);
   }
+}
+
+function hasExternalRef(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasExternalRef);
+  if (typeof node !== "object" || node === null) return false;
+  const ref = (node as { $ref?: unknown }).$ref;
+  if (typeof ref === "string" && !ref.startsWith("#")) return true;
+  return Object.values(node).some(hasExternalRef);
 }
 
 /** Words the parser's errors in our terms: syntax errors are `file_parse`, reference errors `openapi_invalid`. */
 function parserError(error: unknown, source: string): ToolsearchError {
   const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
   const name = error instanceof Error ? error.name : "";
-  if (/ParserError|SyntaxError|YAMLException/i.test(name) || /Error parsing|Unexpected token|YAML/i.test(reason)) {
-    return new ToolsearchError("file_parse", `${source}: not valid JSON or YAML (${reason})`);
-  }
-  if (/Unable to resolve|MissingPointer|Error resolving|Error opening file|canRead/i.test(`${name} ${reason}`)) {
+  if (/ResolverError|MissingPointerError/.test(name) || /^(Unable to resolve|Error resolving|Error opening file)/i.test(reason)) {
     return new ToolsearchError("openapi_invalid", `${source}: a $ref cannot be resolved (${reason}); only references inside the file or to local files are followed`);
+  }
+  if (/ParserError|SyntaxError|YAMLException/.test(name) || /^(Error parsing|Unexpected token)/i.test(reason)) {
+    return new ToolsearchError("file_parse", `${source}: not valid JSON or YAML (${reason})`);
   }
   return new ToolsearchError("openapi_invalid", `${source}: cannot read the OpenAPI document (${reason})`);
 }

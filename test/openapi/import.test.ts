@@ -159,7 +159,7 @@ describe("importing OpenAPI documents", () => {
   it("refuses what it cannot read with a clear error naming the file", async () => {
     const cases: [string | object, string, RegExp][] = [
       [fixture("openapi", "not-openapi.yaml"), "openapi_invalid", /not-openapi\.yaml: not a supported OpenAPI document .*OpenAPI 3\.0, 3\.1 and Swagger 2\.0/],
-      [fixture("openapi", "broken-ref.yaml"), "openapi_invalid", /broken-ref\.yaml: a \$ref cannot be resolved .*#\/components\/parameters\/Missing/],
+      [fixture("openapi", "split", "missing-file.yaml"), "openapi_invalid", /missing-file\.yaml: a \$ref cannot be resolved .*nope\.yaml/],
       [fixture("openapi", "bad-syntax.yaml"), "file_parse", /bad-syntax\.yaml: not valid JSON or YAML/],
       [fixture("openapi", "missing.yaml"), "file_unreadable", /missing\.yaml: cannot read file/],
       ["https://example.com/spec.yaml", "openapi_invalid", /give a local file/],
@@ -172,6 +172,18 @@ describe("importing OpenAPI documents", () => {
       assert.match(error.message, message);
       assert.ok(!error.message.includes("    at "), "no stack trace");
     }
+  });
+
+  it("skips only the operations a broken internal $ref touches, with the reason", async () => {
+    const catalog = await catalogFromOpenApi(fixture("openapi", "broken-ref.yaml"));
+    assert.deepEqual(catalog.tools, []);
+    assert.equal(catalog.skipped.length, 1);
+    assert.match(catalog.skipped[0]!.reason, /\$ref #\/components\/parameters\/Missing points to nothing in the document/);
+    const healthy = await catalogFromOpenApi({
+      openapi: "3.0.0", info: { title: "t", version: "1" },
+      paths: { "/ok": { get: { operationId: "fine", responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Gone" } } } } } } } },
+    });
+    assert.deepEqual(healthy.tools.map((t) => t.name), ["fine"], "a broken reference in a response costs nothing");
   });
 
   it("skips an operation whose path parameter is undeclared, with the reason", async () => {
