@@ -43,6 +43,23 @@ function flag(name: string): string | undefined {
   return at === -1 ? undefined : process.argv[at + 1];
 }
 
+/**
+ * operations.json, plus the operations the converter recovered from paths nested inside others (listed in stats.json
+ * as "API::name (METHOD /path, nested under …)"), which operations.json leaves out.
+ */
+function readOperations(): Record<string, Operation> {
+  const operations = JSON.parse(readFileSync(join(DATA, "operations.json"), "utf8")) as Record<string, Operation>;
+  const stats = JSON.parse(readFileSync(join(DATA, "stats.json"), "utf8")) as { functions_recovered_from_documentation?: string[] };
+  for (const line of stats.functions_recovered_from_documentation ?? []) {
+    const match = /^(.+?)::(\S+) \((\w+) ([^\s,)]+)/.exec(line);
+    if (!match) continue;
+    const [, api, fn, method, path] = match;
+    const sibling = Object.entries(operations).find(([name]) => name.startsWith(`${api!.replace(/[^a-zA-Z0-9_-]/g, "_")}__`));
+    if (sibling) operations[`${sibling[0].split("__")[0]}__${fn}`] = { spec: sibling[1].spec, method: method!, path: path! };
+  }
+  return operations;
+}
+
 function readQueries(): LabelledQuery[] {
   return readFileSync(join(DATA, "queries.jsonl"), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as LabelledQuery);
 }
@@ -72,7 +89,8 @@ function mapQueries(queries: LabelledQuery[], operations: Record<string, Operati
   for (const query of queries) {
     const relevant = query.relevant.map((label) => {
       const op = operations[label];
-      return op ? byOperation.get(`${op.spec} ${op.method.toUpperCase()} ${op.path}`) : undefined;
+      // The importer reads a path without its leading "/" as if it had one; so does the mapping.
+      return op ? byOperation.get(`${op.spec} ${op.method.toUpperCase()} ${op.path.startsWith("/") ? op.path : `/${op.path}`}`) : undefined;
     });
     if (relevant.some((r) => r === undefined)) unmapped.push(query.id);
     else mapped.push({ ...query, relevant: relevant as string[] });
@@ -90,7 +108,7 @@ const pct = (x: number) => (x * 100).toFixed(1);
 
 async function main(): Promise<void> {
   const embedder = new Embedder(new UseLiteProvider(), { persistQueries: true, queryCacheSize: 100_000 });
-  const operations = JSON.parse(readFileSync(join(DATA, "operations.json"), "utf8")) as Record<string, Operation>;
+  const operations = readOperations();
   const queries = readQueries();
   const rows: Array<{ catalog: string; engine: string; report: EngineReport; queries: number }> = [];
   const converter = JSON.parse(readFileSync(join(DATA, "catalog.json"), "utf8")) as unknown[];

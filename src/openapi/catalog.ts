@@ -94,9 +94,7 @@ function importDocument(loaded: OpenApiDocument, options: OpenApiImportOptions):
     tools: [], plans: new Map(), skipped: [], warnings: [], securitySchemes: securitySchemes(doc, source),
     serverUrl, title, source, version: loaded.version, convertedFrom: loaded.convertedFrom,
   };
-  for (const [path, rawItem] of Object.entries(paths)) {
-    const pathItem = derefObject<Record<string, unknown>>(doc, rawItem, source);
-    if (typeof pathItem !== "object" || pathItem === null) continue;
+  for (const [path, pathItem] of pathItems(doc, paths as Record<string, unknown>, source, result.warnings)) {
     for (const method of METHODS) {
       const operation = pathItem[method] as Record<string, unknown> | undefined;
       if (typeof operation !== "object" || operation === null) continue;
@@ -117,6 +115,32 @@ function importDocument(loaded: OpenApiDocument, options: OpenApiImportOptions):
     }
   }
   return result;
+}
+
+/**
+ * The path items, in document order. A key that is not a path is reported and ignored; a path found *inside* another
+ * path item (a YAML indentation slip, common in hand-written documents) is taken as a path of its own, with a note.
+ */
+function pathItems(doc: Record<string, unknown>, paths: Record<string, unknown>, source: string, warnings: string[]): [string, Record<string, unknown>][] {
+  const out: [string, Record<string, unknown>][] = [];
+  for (const [key, raw] of Object.entries(paths)) {
+    const item = derefObject<Record<string, unknown>>(doc, raw, source);
+    if (typeof item !== "object" || item === null) continue;
+    const hasOperations = METHODS.some((m) => typeof item[m] === "object");
+    if (!key.startsWith("/") && !hasOperations) {
+      warnings.push(`"paths" holds ${JSON.stringify(key)}, which is neither a path nor has operations: ignored`);
+      continue;
+    }
+    const path = key.startsWith("/") ? key : `/${key}`;
+    if (path !== key) warnings.push(`path ${JSON.stringify(key)} does not start with "/": read as ${path}`);
+    out.push([path, item]);
+    for (const [key, nested] of Object.entries(item)) {
+      if (!key.startsWith("/") || typeof nested !== "object" || nested === null || Object.hasOwn(paths, key)) continue;
+      warnings.push(`path ${key} was found inside path ${path} (wrong indentation?): imported as a path of its own`);
+      out.push([key, nested as Record<string, unknown>]);
+    }
+  }
+  return out;
 }
 
 function toolOf(

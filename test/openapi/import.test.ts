@@ -186,6 +186,16 @@ describe("importing OpenAPI documents", () => {
     assert.deepEqual(healthy.tools.map((t) => t.name), ["fine"], "a broken reference in a response costs nothing");
   });
 
+  it("recovers a path indented inside another or missing its slash, and ignores keys that are not paths, saying so", async () => {
+    const catalog = await catalogFromOpenApi(fixture("openapi", "misindented.yaml"));
+    assert.deepEqual(catalog.tools.map((t) => [t.name, t.openapi.path]), [["listRoutes", "/routes"], ["searchRoutes", "/routes/search"], ["getRoute", "/routes/{id}"]]);
+    assert.deepEqual(catalog.warnings, [
+      "path /routes/search was found inside path /routes (wrong indentation?): imported as a path of its own",
+      'path "routes/{id}" does not start with "/": read as /routes/{id}',
+      '"paths" holds "components", which is neither a path nor has operations: ignored',
+    ]);
+  });
+
   it("skips an operation whose path parameter is undeclared, with the reason", async () => {
     const catalog = await catalogFromOpenApi({ openapi: "3.0.0", info: { title: "t", version: "1" }, paths: { "/a/{id}": { get: { responses: {} } } } });
     assert.deepEqual(catalog.tools, []);
