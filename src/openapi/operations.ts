@@ -6,7 +6,7 @@
  */
 import type { JsonSchema } from "../catalog/tool.js";
 import { argumentKey } from "./names.js";
-import { derefObject, SchemaInliner } from "./refs.js";
+import { derefObject, MAX_REF_DEPTH, SchemaInliner } from "./refs.js";
 import { plainText } from "./text.js";
 
 export type ParameterLocation = "path" | "query" | "header" | "cookie";
@@ -138,6 +138,7 @@ export function buildOperation(
     }
   }
 
+  if (inliner.cut) warnings.push(`${inliner.cut} schema part${inliner.cut === 1 ? "" : "s"} nested more than ${MAX_REF_DEPTH} $refs deep given as plain objects`);
   const inputSchema: JsonSchema = { type: "object", properties };
   if (required.length) inputSchema.required = [...new Set(required)];
   if (Object.keys(inliner.defs).length) inputSchema.$defs = inliner.defs;

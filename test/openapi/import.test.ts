@@ -94,6 +94,21 @@ describe("importing OpenAPI documents", () => {
     assert.equal(validator.validate("post_categories", schema, { name: "a", children: [{ children: [] }] }).ok, false, "a nested category needs a name");
   });
 
+  it("cuts object schemas nested more than three $refs deep to plain objects, and says so", async () => {
+    const link = (next: string) => ({ type: "object", properties: { label: { $ref: "#/components/schemas/Label" }, next: { $ref: `#/components/schemas/${next}` } } });
+    const catalog = await catalogFromOpenApi({
+      openapi: "3.0.0", info: { title: "Chain", version: "1" },
+      paths: { "/a": { post: { operationId: "postA", requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/A" } } } }, responses: {} } } },
+      components: { schemas: { A: link("B"), B: link("C"), C: link("D"), D: { ...link("A"), description: "The fourth." }, Label: { type: "string", enum: ["x", "y"] } } },
+    });
+    const schema = catalog.tools[0]!.input_schema as any;
+    const c = schema.properties.next.properties.next;
+    assert.deepEqual(c.properties.label, { type: "string", enum: ["x", "y"] }, "a scalar is copied at any depth");
+    assert.deepEqual(c.properties.next, { type: "object", description: "The fourth. (A D; its fields are not listed here: nested too deep.)" });
+    assert.deepEqual(catalog.warnings, ["POST /a (postA): 1 schema part nested more than 3 $refs deep given as plain objects"]);
+    normalizeTools(catalog.tools);
+  });
+
   it("makes a oneOf body one `body` property, and translates boolean exclusiveMinimum", async () => {
     const catalog = await catalogFromOpenApi(clinic);
     const schema = tool(catalog, "addNote").input_schema as { properties: Record<string, { oneOf?: Record<string, unknown>[] }>; required: string[] };

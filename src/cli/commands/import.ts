@@ -7,6 +7,9 @@ import { catalogFromOpenApi, type OpenApiCatalog } from "../../openapi/catalog.j
 import { NameRegistry } from "../../openapi/names.js";
 import { printJson, printLines } from "../output.js";
 
+/** Notes printed per document; a large API can have thousands (the JSON report keeps them all). */
+const MAX_NOTES = 20;
+
 interface ImportFlags {
   out?: string;
   prefix?: string;
@@ -41,7 +44,8 @@ export function registerImport(program: Command): void {
       const lines = report.flatMap((r) => [
         `${r.source}: ${r.tools} tool${r.tools === 1 ? "" : "s"} from "${r.title}" (OpenAPI ${r.version})${r.skipped.length ? `, ${r.skipped.length} operation${r.skipped.length === 1 ? "" : "s"} skipped` : ""}`,
         ...r.skipped.map((s) => `  skipped ${s.method} ${s.path}${s.operationId ? ` (${s.operationId})` : ""}: ${s.reason}`),
-        ...r.warnings.map((w) => `  note: ${w}`),
+        ...r.warnings.slice(0, MAX_NOTES).map((w) => `  note: ${w}`),
+        ...(r.warnings.length > MAX_NOTES ? [`  … and ${r.warnings.length - MAX_NOTES} more notes (--out FILE --json lists them all)`] : []),
       ]);
       if (flags.out) printLines([...lines, `wrote ${tools.length} tools to ${flags.out}`]);
       else process.stderr.write(`${lines.join("\n")}\n`);
