@@ -32,10 +32,10 @@ export function buildRequest(plan: OperationPlan, input: Record<string, unknown>
         for (const [key, text] of queryPairs(placement, value)) query.append(key, text);
         break;
       case "header":
-        headers[placement.name] = simpleValue(placement, value);
+        headers[placement.name] = headerSafe(placement, simpleValue(placement, value));
         break;
       case "cookie":
-        cookies.push([placement.name, simpleValue(placement, value)]);
+        cookies.push([placement.name, headerSafe(placement, simpleValue(placement, value))]);
         break;
       case "body":
         fields[placement.name] = value;
@@ -74,6 +74,12 @@ function encode(mediaType: string, value: unknown): string {
   return form.toString();
 }
 
+/** A header value may not hold line breaks (they would start another header) or NUL. */
+function headerSafe(placement: Placement, text: string): string {
+  if (/[\r\n\0]/.test(text)) throw new ToolsearchError("invalid_arguments", `${placement.arg} must not contain line breaks: it is sent as the ${placement.in} ${placement.name}`);
+  return text;
+}
+
 function scalar(value: unknown): string {
   return typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
 }
@@ -91,6 +97,8 @@ function simpleValue(placement: Placement, value: unknown): string {
 
 function pathValue(placement: Placement, value: unknown): string {
   const text = simpleValue(placement, value);
+  // URL parsers resolve "." and ".." segments (encoded or not), which would send the call to another path.
+  if (text === "." || text === ".." || text === "") throw new ToolsearchError("invalid_arguments", `${placement.arg} must not be empty, "." or "..": it fills a path segment`);
   const encoded = encodeURIComponent(text).replace(/%2C/gi, ",");
   if (placement.style === "label") return `.${encoded}`;
   if (placement.style === "matrix") return `;${placement.name}=${encoded}`;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { ToolsearchError } from "../../src/errors.js";
 import type { OperationPlan } from "../../src/openapi/operations.js";
 import { buildRequest } from "../../src/openapi/request.js";
 
@@ -48,5 +49,15 @@ describe("building requests by OpenAPI parameter styles", () => {
     assert.equal(request.headers.cookie, "pref=dark; sid=s%201");
     assert.equal(new URL(request.url).searchParams.get("key"), "k");
     assert.equal(request.body, undefined);
+  });
+
+  it("refuses inputs that would change the request's shape: dot segments in a path, line breaks in a header", () => {
+    const segment = plan([{ arg: "id", in: "path", name: "id" }], "/patients/{id}");
+    for (const id of ["..", ".", ""]) {
+      assert.throws(() => buildRequest(segment, { id }, "http://127.0.0.1:1", noAuth), (e: ToolsearchError) => e.code === "invalid_arguments" && /id must not be empty, "\." or "\.\."/.test(e.message));
+    }
+    assert.equal(buildRequest(segment, { id: "../admin" }, "http://127.0.0.1:1", noAuth).url, "http://127.0.0.1:1/patients/..%2Fadmin");
+    const header = plan([{ arg: "trace", in: "header", name: "X-Trace" }]);
+    assert.throws(() => buildRequest(header, { trace: "a\r\nX-Admin: 1" }, "http://127.0.0.1:1", noAuth), /trace must not contain line breaks: it is sent as the header X-Trace/);
   });
 });
