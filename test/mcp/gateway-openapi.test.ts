@@ -9,22 +9,13 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ToolsearchError } from "../../src/errors.js";
 import { parseGatewayConfig } from "../../src/mcp/config.js";
 import { Gateway } from "../../src/mcp/gateway.js";
+import { thrownError } from "../helpers/errors.js";
 import { fixture, tempFile } from "../helpers/files.js";
 import { CREDENTIALS, type FixtureServer, startFixtureServer } from "../openapi/server.js";
 import { connectInMemory, foundNames, textOf } from "./helpers.js";
 
 const SPEC = fixture("openapi", "clinic.yaml");
 const TOKEN_VAR = `TOOLSEARCH_TEST_CLINIC_TOKEN_${process.pid}`;
-
-function refusal(fn: () => unknown): ToolsearchError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ToolsearchError) return error;
-    throw error;
-  }
-  assert.fail("expected the configuration to be refused");
-}
 
 describe("gateway with an OpenAPI document beside mcpServers", () => {
   let server: FixtureServer;
@@ -95,7 +86,7 @@ describe("the openapi block of a gateway configuration", () => {
   });
 
   it("refuses bad entries, naming the API and the field", () => {
-    const error = refusal(() => parseGatewayConfig({
+    const error = thrownError(() => parseGatewayConfig({
       mcpServers: { clinic: { url: "http://127.0.0.1:1/mcp" } },
       openapi: { clinic: { spec: "a.yaml" }, bad: { baseUrl: "not a url", auth: "token", retries: 3 } },
     }));

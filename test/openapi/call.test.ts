@@ -5,6 +5,7 @@ import { runTool } from "../../src/execution/run-tool.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { resolveAuth } from "../../src/openapi/auth.js";
 import { httpErrorMessage, OpenApiClient } from "../../src/openapi/call.js";
+import { rejectedError as rejection } from "../helpers/errors.js";
 import { fixture } from "../helpers/files.js";
 import { CREDENTIALS, type FixtureServer, startFixtureServer } from "./server.js";
 
@@ -19,16 +20,6 @@ interface Echo {
   headers: Record<string, string | null>;
   cookie: string | null;
   body: string;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ToolsearchError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolsearchError) return error;
-    throw error;
-  }
-  assert.fail("expected the call to be refused");
 }
 
 describe("calling imported operations against a local server built from the same spec", () => {

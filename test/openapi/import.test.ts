@@ -6,6 +6,7 @@ import { InputValidator } from "../../src/execution/validate-input.js";
 import { lintTools } from "../../src/lint/runner.js";
 import { catalogFromOpenApi, type OpenApiCatalog } from "../../src/openapi/catalog.js";
 import { NameRegistry } from "../../src/openapi/names.js";
+import { rejectedError } from "../helpers/errors.js";
 import { fixture } from "../helpers/files.js";
 
 const clinic = fixture("openapi", "clinic.yaml");
@@ -16,14 +17,8 @@ function tool(catalog: OpenApiCatalog, name: string) {
   return found;
 }
 
-async function refusal(spec: string | object): Promise<ToolsearchError> {
-  try {
-    await catalogFromOpenApi(spec);
-  } catch (error) {
-    if (error instanceof ToolsearchError) return error;
-    throw error;
-  }
-  assert.fail("expected the document to be refused");
+function refusal(spec: string | object): Promise<ToolsearchError> {
+  return rejectedError(() => catalogFromOpenApi(spec));
 }
 
 describe("importing OpenAPI documents", () => {
