@@ -198,7 +198,8 @@ function requestBody(doc: unknown, source: string, inliner: SchemaInliner, opera
 }
 
 /** An object body whose fields can sit beside the parameters, or undefined when it must stay one property. */
-function flattenable(schema: JsonSchema, taken: (key: string) => boolean): { properties: Record<string, JsonSchema>; required: string[] } | undefined {
+function flattenable(given: JsonSchema, taken: (key: string) => boolean): { properties: Record<string, JsonSchema>; required: string[] } | undefined {
+  const schema = mergeAllOf(given);
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (typeof properties !== "object" || properties === null || Object.keys(properties).length === 0) return undefined;
   const type = schema.type;
@@ -209,6 +210,34 @@ function flattenable(schema: JsonSchema, taken: (key: string) => boolean): { pro
   if (names.some((n) => taken(n) || argumentKey(n) !== n)) return undefined;
   const required = Array.isArray(schema.required) ? (schema.required as string[]).filter((n) => names.includes(n)) : [];
   return { properties, required };
+}
+
+/**
+ * `allOf` of plain object schemas (the usual way APIs compose a base and an extension) as one object schema, so its
+ * fields can be flattened like any other body's. Anything else is returned as it is.
+ */
+function mergeAllOf(schema: JsonSchema): JsonSchema {
+  const parts = schema.allOf;
+  if (!Array.isArray(parts) || parts.length === 0) return schema;
+  const plain = (part: unknown): part is JsonSchema => {
+    if (typeof part !== "object" || part === null) return false;
+    const { type, additionalProperties } = part as JsonSchema;
+    if (type !== undefined && type !== "object") return false;
+    if (additionalProperties !== undefined && additionalProperties !== false) return false;
+    return ["oneOf", "anyOf", "not", "allOf", "$ref", "patternProperties"].every((k) => !Object.hasOwn(part, k));
+  };
+  if (!parts.every(plain)) return schema;
+  const { allOf: _parts, ...rest } = schema;
+  const merged: JsonSchema = { ...rest, type: "object", properties: { ...(rest.properties as object) }, required: [...((rest.required as string[]) ?? [])] };
+  for (const part of parts) {
+    for (const [name, property] of Object.entries((part.properties as Record<string, JsonSchema>) ?? {})) {
+      if (Object.hasOwn(merged.properties as object, name)) return schema; // the same field twice: keep allOf's meaning
+      (merged.properties as Record<string, JsonSchema>)[name] = property;
+    }
+    (merged.required as string[]).push(...((part.required as string[]) ?? []));
+    if (typeof part.description === "string" && typeof merged.description !== "string") merged.description = part.description;
+  }
+  return merged;
 }
 
 /** The first server's URL with its variables at their defaults, or undefined. */

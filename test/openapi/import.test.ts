@@ -104,6 +104,22 @@ describe("importing OpenAPI documents", () => {
     normalizeTools(catalog.tools);
   });
 
+  it("flattens an allOf of plain objects (base + extension), and keeps an allOf with a repeated field whole", async () => {
+    const body = (schema: unknown) => ({ required: true, content: { "application/json": { schema } } });
+    const catalog = await catalogFromOpenApi({
+      openapi: "3.0.0", info: { title: "Compose", version: "1" },
+      paths: {
+        "/dogs": { post: { operationId: "addDog", requestBody: body({ allOf: [{ $ref: "#/components/schemas/Pet" }, { type: "object", properties: { breed: { type: "string" } }, required: ["breed"] }] }), responses: {} } },
+        "/cats": { post: { operationId: "addCat", requestBody: body({ allOf: [{ $ref: "#/components/schemas/Pet" }, { properties: { name: { type: "string", maxLength: 5 } } }] }), responses: {} } },
+      },
+      components: { schemas: { Pet: { type: "object", required: ["name"], properties: { name: { type: "string" } } } } },
+    });
+    const [dog, cat] = catalog.tools;
+    assert.deepEqual(dog!.input_schema, { type: "object", properties: { name: { type: "string" }, breed: { type: "string" } }, required: ["name", "breed"] });
+    assert.deepEqual(Object.keys(cat!.input_schema.properties as object), ["body"]);
+    assert.equal(catalog.plans.get("addDog")!.body!.mode, "fields");
+  });
+
   it("makes a oneOf body one `body` property, and translates boolean exclusiveMinimum", async () => {
     const catalog = await catalogFromOpenApi(clinic);
     const schema = tool(catalog, "addNote").input_schema as { properties: Record<string, { oneOf?: Record<string, unknown>[] }>; required: string[] };
