@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { ToolsearchError } from "../../src/errors.js";
 import { runTool } from "../../src/execution/run-tool.js";
@@ -135,6 +137,33 @@ describe("calling imported operations against a local server built from the same
     const noServer = await rejection(relative.call("getAppointment", { id: "a1" }));
     assert.equal(noServer.code, "config_invalid");
     assert.match(noServer.message, /server URL "\/api\/v2" is not absolute; give a base URL/);
+  });
+});
+
+describe("calling a converted Swagger 2.0 document", () => {
+  it("sends the body parameter as JSON and the API key where securityDefinitions say", async () => {
+    const seen: { url?: string; key?: string; body?: string }[] = [];
+    const server = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk));
+      request.on("end", () => {
+        seen.push({ url: request.url, key: request.headers["x-pet-key"] as string | undefined, body });
+        response.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ ok: true }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      const pets = await OpenApiClient.fromSpec(fixture("openapi", "petstore-swagger2.json"), { baseUrl, auth: { apiKey: "pet-key" } });
+      assert.equal((await pets.call("addPet", { name: "Rex", tag: "dog" })).status, 201);
+      assert.equal((await pets.call("listPets", { limit: 3 })).status, 201);
+      assert.deepEqual(seen, [
+        { url: "/v1/pets", key: "pet-key", body: '{"name":"Rex","tag":"dog"}' },
+        { url: "/v1/pets?limit=3", key: "pet-key", body: "" },
+      ]);
+    } finally {
+      server.close();
+    }
   });
 });
 
