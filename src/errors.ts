@@ -61,6 +61,8 @@ export const ErrorCodes = {
   not_ready: "not_ready",
   /** The store (database) cannot be reached or failed; nothing was changed. */
   store_unavailable: "store_unavailable",
+  /** An OpenAPI document that cannot be imported: not OpenAPI, an unsupported version, a broken `$ref`. */
+  openapi_invalid: "openapi_invalid",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

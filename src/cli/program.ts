@@ -4,6 +4,7 @@ import { registerContext } from "./commands/context.js";
 import { registerDescribe } from "./commands/describe.js";
 import { registerDocs } from "./commands/docs.js";
 import { registerEval } from "./commands/eval.js";
+import { registerImport } from "./commands/import.js";
 import { registerLint } from "./commands/lint.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerSearch } from "./commands/search.js";
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerContext(program);
   registerDocs(program);
   registerMcp(program);
+  registerImport(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

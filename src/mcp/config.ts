@@ -12,6 +12,7 @@
 import { Ajv, type ErrorObject } from "ajv";
 import { readText } from "../catalog/read-records.js";
 import { type Problem, ToolsearchError } from "../errors.js";
+import { type OpenApiSourceConfig, parseOpenApiSources } from "../openapi/config.js";
 
 /** An upstream started as a child process and spoken to over stdio. */
 export interface StdioServerConfig {
@@ -33,6 +34,8 @@ export type ServerConfig = StdioServerConfig | HttpServerConfig;
 /** The parsed configuration: upstream servers by name. */
 export interface GatewayConfig {
   mcpServers: Record<string, ServerConfig>;
+  /** REST APIs served as tools from their OpenAPI documents (SPEC §13), by name. */
+  openapi?: Record<string, OpenApiSourceConfig>;
 }
 
 export function isStdioConfig(config: ServerConfig): config is StdioServerConfig {
@@ -107,7 +110,9 @@ function serverProblems(file: string | undefined, name: string, value: unknown):
  */
 export function parseGatewayConfig(value: unknown, file?: string): GatewayConfig {
   const where = file ?? "configuration";
-  const servers = (value as { mcpServers?: unknown } | null)?.mcpServers;
+  const record = value as { mcpServers?: unknown; openapi?: unknown } | null;
+  // A configuration may hold only OpenAPI documents.
+  const servers = record?.mcpServers === undefined && record?.openapi !== undefined ? {} : record?.mcpServers;
   if (typeof value !== "object" || value === null || typeof servers !== "object" || servers === null || Array.isArray(servers)) {
     throw new ToolsearchError("config_invalid", `${where}: expected an object {"mcpServers": {"<name>": {"command": …} | {"url": …}}}`);
   }
@@ -117,6 +122,11 @@ export function parseGatewayConfig(value: unknown, file?: string): GatewayConfig
       problems.push({ file, name, message: `server ${JSON.stringify(name)}: the name must be 1–64 letters, digits, "_", "-" or "."` });
     }
     problems.push(...serverProblems(file, name, server));
+  }
+  const apis = parseOpenApiSources(record?.openapi, file);
+  problems.push(...apis.problems);
+  for (const name of Object.keys(apis.sources)) {
+    if (Object.hasOwn(servers, name)) problems.push({ file, name, message: `openapi ${JSON.stringify(name)}: the name is also an MCP server's; tools are named <name>__<tool>, so names must differ` });
   }
   if (problems.length) {
     const lines = problems.map((p) => `  - ${p.message}`);
@@ -128,7 +138,7 @@ export function parseGatewayConfig(value: unknown, file?: string): GatewayConfig
     const { disabled: _disabled, type: _type, ...rest } = server as ServerConfig & { disabled?: boolean; type?: string };
     mcpServers[name] = rest;
   }
-  return { mcpServers };
+  return Object.keys(apis.sources).length ? { mcpServers, openapi: apis.sources } : { mcpServers };
 }
 
 /** Reads and checks a configuration file (JSON). */

@@ -26,6 +26,7 @@ import type { GatewayConfig } from "./config.js";
 import { CALL_TOOL, DESCRIBE_TOOL, gatewayToolDefinitions, SEARCH_TOOLS } from "./meta-tools.js";
 import { MAX_SELECT_NAMES, parseSelect, resolveSelect, unknownNamesNote } from "../metatools/select.js";
 import { namespacedName, serverPrefix } from "./names.js";
+import { OpenApiUpstream } from "./openapi-upstream.js";
 import { Upstream, type UpstreamOptions } from "./upstream.js";
 
 /** Everything the gateway serves. */
@@ -61,6 +62,8 @@ const GATEWAY_INFO = { name: "toolsearch", version: "0.1.0" };
 export class Gateway {
   readonly index: ToolIndex;
   readonly upstreams = new Map<string, Upstream>();
+  /** REST APIs from the configuration's `openapi` block, called over HTTP. */
+  readonly openApis = new Map<string, OpenApiUpstream>();
   private readonly options: GatewayOptions;
   private readonly log: (line: string) => void;
   private readonly routes = new Map<string, Route>();
@@ -80,6 +83,12 @@ export class Gateway {
   static async start(options: GatewayOptions = {}): Promise<Gateway> {
     const gateway = new Gateway(options);
     const upstreamOptions = { log: gateway.log, ...options.upstream };
+    // First, so that a bad document or a missing credential stops the start before any child process runs.
+    for (const [name, config] of Object.entries(options.config?.openapi ?? {})) {
+      const api = new OpenApiUpstream(name, config, (server, tools) => gateway.setServerTools(server, tools), { log: gateway.log, callTimeoutMs: options.upstream?.callTimeoutMs });
+      gateway.openApis.set(name, api);
+      await api.start();
+    }
     for (const [name, config] of Object.entries(options.config?.mcpServers ?? {})) {
       gateway.upstreams.set(name, new Upstream(name, config, (server, tools) => gateway.setServerTools(server, tools), upstreamOptions));
     }
@@ -270,7 +279,7 @@ export class Gateway {
     if (!route) return failure(this.whyNotCallable(name));
     const check = this.validator.validate(name, route.definition.inputSchema as Record<string, unknown>, rawArguments ?? {});
     if (!check.ok) return failure(check.message.replace(`call ${name} again`, `call ${CALL_TOOL} again`));
-    const upstream = this.upstreams.get(route.server)!;
+    const upstream = this.upstreams.get(route.server) ?? this.openApis.get(route.server)!;
     try {
       return await upstream.callTool(route.tool, check.input);
     } catch (error) {

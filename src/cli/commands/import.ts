@@ -1,0 +1,63 @@
+/** `toolsearch import openapi SPEC… [--out FILE] [--prefix NAME] [--base-url URL] [--json]` */
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { normalizeTools } from "../../catalog/load.js";
+import { ToolsearchError } from "../../errors.js";
+import { catalogFromOpenApi, type OpenApiCatalog } from "../../openapi/catalog.js";
+import { NameRegistry } from "../../openapi/names.js";
+import { printJson, printLines } from "../output.js";
+
+/** Notes printed per document; a large API can have thousands (the JSON report keeps them all). */
+const MAX_NOTES = 20;
+
+interface ImportFlags {
+  out?: string;
+  prefix?: string;
+  baseUrl?: string;
+  json?: boolean;
+}
+
+export function registerImport(program: Command): void {
+  const command = program.command("import").description("turn other descriptions of tools into a catalog");
+  command
+    .command("openapi")
+    .description("one tool per operation of OpenAPI 3.0/3.1 or Swagger 2.0 documents (JSON or YAML)")
+    .argument("<spec...>", "OpenAPI documents")
+    .option("-o, --out <file>", "write the catalog here (default: print it on stdout and the report on stderr)")
+    .option("--prefix <name>", "put NAME__ before every tool name")
+    .option("--base-url <url>", "the server to call, recorded in each tool (overrides the documents' servers)")
+    .option("--json", "with --out: print the report as JSON ({specs:[{source, tools, skipped, warnings}]})")
+    .action(async (specs: string[], flags: ImportFlags) => {
+      const names = new NameRegistry();
+      const catalogs: OpenApiCatalog[] = [];
+      for (const spec of specs) catalogs.push(await catalogFromOpenApi(spec, { prefix: flags.prefix, baseUrl: flags.baseUrl, names }));
+      const tools = catalogs.flatMap((c) => c.tools);
+      checkLoadable(tools);
+      const text = `${JSON.stringify(tools, null, 2)}\n`;
+      if (flags.out) writeFileSync(flags.out, text);
+      else process.stdout.write(text);
+      const report = catalogs.map((c) => ({
+        source: c.source, title: c.title, version: c.convertedFrom ? `${c.convertedFrom} (converted to ${c.version})` : c.version,
+        tools: c.tools.length, skipped: c.skipped, warnings: c.warnings,
+      }));
+      if (flags.out && flags.json) return printJson({ out: flags.out, specs: report });
+      const lines = report.flatMap((r) => [
+        `${r.source}: ${r.tools} tool${r.tools === 1 ? "" : "s"} from "${r.title}" (OpenAPI ${r.version})${r.skipped.length ? `, ${r.skipped.length} operation${r.skipped.length === 1 ? "" : "s"} skipped` : ""}`,
+        ...r.skipped.map((s) => `  skipped ${s.method} ${s.path}${s.operationId ? ` (${s.operationId})` : ""}: ${s.reason}`),
+        ...r.warnings.slice(0, MAX_NOTES).map((w) => `  note: ${w}`),
+        ...(r.warnings.length > MAX_NOTES ? [`  … and ${r.warnings.length - MAX_NOTES} more notes (--out FILE --json lists them all)`] : []),
+      ]);
+      if (flags.out) printLines([...lines, `wrote ${tools.length} tools to ${flags.out}`]);
+      else process.stderr.write(`${lines.join("\n")}\n`);
+    });
+}
+
+/** The catalog must load as it is written; a failure here is an importer bug, reported rather than written out. */
+function checkLoadable(tools: unknown[]): void {
+  try {
+    normalizeTools(tools, "imported catalog");
+  } catch (error) {
+    if (error instanceof ToolsearchError) throw new ToolsearchError("openapi_invalid", `the imported tools do not form a valid catalog:\n${error.message}`);
+    throw error;
+  }
+}
