@@ -39,7 +39,7 @@ describe("toolsearch mcp over stdio with real upstream servers", () => {
     writeFileSync(join(dir, "mcp.json"), JSON.stringify(config));
     transport = new StdioClientTransport({
       command: process.execPath,
-      args: ["--import", "tsx", CLI, "mcp", "--config", join(dir, "mcp.json"), "--restart-delay", "1500"],
+      args: ["--import", "tsx", CLI, "mcp", "--config", join(dir, "mcp.json"), "--store", join(dir, "store.sqlite"), "--restart-delay", "1500"],
       cwd: ROOT,
       stderr: "pipe",
     });
