@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { type GatewayConfig, parseGatewayConfig } from "../../src/mcp/config.js";
 import { Gateway, type GatewayOptions } from "../../src/mcp/gateway.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
-import { childPids, isAlive, connectInMemory, eventually, FIXTURE_SERVER, foundNames, serverScript, textOf } from "./helpers.js";
+import { childPids, connectInMemory, eventually, FIXTURE_SERVER, foundNames, isAlive, serverScript, textOf } from "./helpers.js";
 
 const FIXTURES = ["alpha", "beta", "gamma"];
 const MEMORIES = ["notes", "facts"];

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { childPids, isAlive, CLI, eventually, foundNames, ROOT, serverScript, textOf } from "./helpers.js";
+import { childPids, CLI, eventually, foundNames, isAlive, ROOT, serverScript, textOf } from "./helpers.js";
 
 describe("toolsearch mcp over stdio with real upstream servers", () => {
   const dir = mkdtempSync(join(tmpdir(), "toolsearch-mcp-"));

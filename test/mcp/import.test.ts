@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { run } from "../../src/cli/program.js";
-import { parseGatewayConfig } from "../../src/mcp/config.js";
+import { parseGatewayConfig, type StdioServerConfig } from "../../src/mcp/config.js";
 import { defaultClientFiles, importClientConfig, isGateway, parseJsonc } from "../../src/mcp/import.js";
 import { ROOT } from "./helpers.js";
 
@@ -50,7 +50,7 @@ describe("mcp import: client formats", () => {
   it("VS Code: servers (JSONC), ${input:…} becomes a variable to set, SSE left out", () => {
     const result = importClientConfig("vscode", read("vscode-mcp.json"), context);
     assert.deepEqual(Object.keys(result.config.mcpServers), ["perplexity", "fetch", "github"]);
-    assert.deepEqual(result.config.mcpServers.perplexity.env, { PERPLEXITY_API_KEY: "${PERPLEXITY_KEY}" });
+    assert.deepEqual((result.config.mcpServers.perplexity as StdioServerConfig).env, { PERPLEXITY_API_KEY: "${PERPLEXITY_KEY}" });
     assert.deepEqual(result.variables, ["PERPLEXITY_KEY"]);
     assert.ok(result.notes.some((n) => /skipped "legacy": it uses the SSE transport/.test(n)));
     // VS Code settings.json keeps the same map under "mcp".
