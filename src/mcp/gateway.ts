@@ -14,6 +14,7 @@
  * ```
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
   type CallToolResult, CallToolRequestSchema, ListToolsRequestSchema, McpError, type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -80,6 +81,12 @@ export interface GatewaySession {
 }
 
 const GATEWAY_INFO = { name: "toolsearch", version: "0.1.0" };
+/**
+ * One JSON Schema validator for every session: the SDK otherwise builds a new Ajv per session, which was most of
+ * what an idle HTTP session cost in memory. The gateway's sessions never ask clients for input (elicitation), the
+ * one thing it validates, so sharing it changes no behaviour.
+ */
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
 
 export class Gateway {
   readonly index: ToolIndex;
@@ -188,6 +195,7 @@ export class Gateway {
   createSession(): Server {
     const server = new Server(GATEWAY_INFO, {
       capabilities: { tools: { listChanged: true } },
+      jsonSchemaValidator: SHARED_VALIDATOR,
       instructions: "Search first, then call: use search_tools to find the tool you need among all connected MCP servers, then call_tool with its name and arguments.",
     });
     const session: GatewaySession = { server, exposed: new Map() };
