@@ -13,6 +13,7 @@
  *   (`--max-sessions` huge, `--session-idle 0`) to show what the limits prevent.
  */
 import { execFileSync, spawn } from "node:child_process";
+import { setMaxListeners } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -278,8 +279,17 @@ async function httpGateway(args: string[]): Promise<{ url: string; pid: number; 
   };
 }
 
-/** `search_tools` calls per second from one session, `concurrency` at a time, `calls` in all. */
-async function throughput(client: Client, queries: string[], calls: number, concurrency: number): Promise<number> {
+/**
+ * `search_tools` calls per second from one session, `concurrency` at a time, `calls` per round; the best of `rounds`
+ * rounds, because on a shared machine a slow round says more about the neighbours than about the gateway.
+ */
+async function throughput(client: Client, queries: string[], calls: number, concurrency: number, rounds = 1): Promise<number> {
+  let best = 0;
+  for (let r = 0; r < rounds; r++) best = Math.max(best, await throughputRound(client, queries, calls, concurrency));
+  return best;
+}
+
+async function throughputRound(client: Client, queries: string[], calls: number, concurrency: number): Promise<number> {
   let next = 0;
   const start = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
@@ -310,6 +320,8 @@ async function abandonSessions(url: string, count: number, concurrency: number):
 }
 
 export async function benchSessions(count: number, catalog: string, queries: string[], log: (line: string) => void): Promise<SessionsResult[]> {
+  // The client's fetch adds one abort listener per request to the transport's signal; thousands are expected here.
+  setMaxListeners(0);
   const results: SessionsResult[] = [];
   for (const [limits, args] of [["defaults (1000 sessions, 1800 s idle)", []], ["lifted (no cap, no expiry)", ["--max-sessions", "10000000", "--session-idle", "0"]]] as const) {
     const gateway = await httpGateway(["--catalog", catalog, ...args]);
@@ -317,13 +329,13 @@ export async function benchSessions(count: number, catalog: string, queries: str
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
       await throughput(client, queries, 300, 4); // warm-up
-      const before = await throughput(client, queries, 2000, 4);
+      const before = await throughput(client, queries, 1000, 4, 3);
       await settle(1000);
       const rssBefore = treeRssMb(gateway.pid);
       const { accepted, refused } = await abandonSessions(gateway.url, count, 16);
       await settle(2000);
       const rssAfter = treeRssMb(gateway.pid);
-      const after = await throughput(client, queries, 2000, 4);
+      const after = await throughput(client, queries, 1000, 4, 3);
       results.push({ limits, opened: count, accepted, refused_503: refused, rss_before_mb: round(rssBefore), rss_after_mb: round(rssAfter), search_per_s_before: round(before, 0), search_per_s_after: round(after, 0) });
       log(`sessions, limits ${limits}: ${JSON.stringify(results.at(-1))}`);
     } finally {

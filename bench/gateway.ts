@@ -12,7 +12,8 @@
  *   npm run bench:gateway -- --part servers --json      # one part, one JSON object
  *
  * Options: --catalog FILE, --queries FILE, --max-queries N (default 300), --limit N (default 5), --warmup N (20),
- * --part latency|servers|sessions|all (all), --servers N (30), --runs N (3, launches per figure), --sessions N (10000).
+ * --part latency|servers|sessions|all (all), --servers N (30), --runs N (3, launches per figure), --sessions N (10000),
+ * --sessions-catalog FILE and --sessions-queries FILE (the 199-tool MetaTool set: about what 30 servers offer).
  */
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -35,6 +36,8 @@ const { values } = parseArgs({
     servers: { type: "string", default: "30" },
     runs: { type: "string", default: "3" },
     sessions: { type: "string", default: "10000" },
+    "sessions-catalog": { type: "string", default: "../shared/data/metatool/catalog.json" },
+    "sessions-queries": { type: "string", default: "../shared/data/metatool/queries.jsonl" },
   },
 });
 
@@ -134,12 +137,13 @@ async function serversPart(): Promise<Record<string, unknown>> {
 }
 
 async function sessionsPart(): Promise<Record<string, unknown>[]> {
-  const index = await ToolIndex.fromFile(values.catalog!);
-  const queries = loadQueries(values.queries!, (name) => index.get(name) !== undefined).slice(0, Number(values["max-queries"])).map((q) => q.query);
-  const results = await benchSessions(Number(values.sessions), values.catalog!, queries, log);
+  const catalog = values["sessions-catalog"]!;
+  const index = await ToolIndex.fromFile(catalog);
+  const queries = loadQueries(values["sessions-queries"]!, (name) => index.get(name) !== undefined).slice(0, Number(values["max-queries"])).map((q) => q.query);
+  const results = await benchSessions(Number(values.sessions), catalog, queries, log);
   if (!values.json) {
     process.stdout.write([
-      `\n${values.sessions} HTTP sessions opened and abandoned (search throughput: search_tools from one session, 4 in flight)`,
+      `\n${values.sessions} HTTP sessions opened and abandoned, ${index.size}-tool catalog (search throughput: search_tools from one session, 4 in flight, best of 3 rounds of 1000)`,
       ...table(["limits", "accepted", "503", "RSS before MB", "RSS after MB", "growth MB", "search/s before", "search/s after", "after/before"], results.map((r) => [
         r.limits, String(r.accepted), String(r.refused_503), String(r.rss_before_mb), String(r.rss_after_mb), (r.rss_after_mb - r.rss_before_mb).toFixed(1),
         String(r.search_per_s_before), String(r.search_per_s_after), (r.search_per_s_after / r.search_per_s_before).toFixed(2),
