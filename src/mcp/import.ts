@@ -157,12 +157,25 @@ function compact<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && !(typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0))) as T;
 }
 
-/** The entry that registers the gateway in `client`, to put in place of the imported servers. */
-export function registrationEntry(client: Client, gatewayConfigPath: string): string {
-  const launch = { command: "toolsearch", args: ["mcp", "--config", gatewayConfigPath] };
+/** How a client starts toolsearch: `toolsearch` on the PATH, or `node /path/to/dist/cli/main.js`. */
+export interface Launcher {
+  command: string;
+  args: string[];
+}
+
+/**
+ * The entry that registers the gateway in `client`, to put in place of the imported servers.
+ *
+ * @example
+ * ```ts
+ * registrationEntry("cursor", "/home/me/.toolsearch/mcp.json"); // {"mcpServers": {"toolsearch": {…}}}
+ * ```
+ */
+export function registrationEntry(client: Client, gatewayConfigPath: string, launcher: Launcher = { command: "toolsearch", args: [] }): string {
+  const launch = { command: launcher.command, args: [...launcher.args, "mcp", "--config", gatewayConfigPath] };
   if (client === "vscode") return JSON.stringify({ servers: { toolsearch: { type: "stdio", ...launch } } }, null, 2);
   const json = JSON.stringify({ mcpServers: { toolsearch: launch } }, null, 2);
-  if (client === "claude-code") return `claude mcp add --scope user toolsearch -- toolsearch mcp --config ${quoteForShell(gatewayConfigPath)}\n\nor, in a project's .mcp.json:\n${json}`;
+  if (client === "claude-code") return `claude mcp add --scope user toolsearch -- ${[launch.command, ...launch.args].map(quoteForShell).join(" ")}\n\nor, in a project's .mcp.json:\n${json}`;
   return json;
 }
 

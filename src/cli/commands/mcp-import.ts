@@ -8,7 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { type Problem, ToolsearchError } from "../../errors.js";
 import { type GatewayConfig, parseGatewayConfig } from "../../mcp/config.js";
-import { type Client, CLIENTS, defaultClientFiles, importClientConfig, type ImportResult, registrationEntry } from "../../mcp/import.js";
+import { type Client, CLIENTS, defaultClientFiles, importClientConfig, type ImportResult, type Launcher, registrationEntry } from "../../mcp/import.js";
 import { toolsearchHome } from "../../store/open.js";
 
 interface ImportFlags {
@@ -59,6 +59,12 @@ function checkLikeTheGateway(config: GatewayConfig, out: string): string[] {
   }
 }
 
+/** `toolsearch` when installed; `node <absolute path>` when run from a build that is not on the PATH. */
+function launcher(): Launcher {
+  const script = process.argv[1] ?? "";
+  return /[\\/]dist[\\/]cli[\\/]main\.js$/.test(script) ? { command: process.execPath, args: [resolve(script)] } : { command: "toolsearch", args: [] };
+}
+
 function report(client: Client, files: string[], out: string, result: ImportResult, unset: string[]): string {
   const names = Object.keys(result.config.mcpServers);
   const lines = [
@@ -68,6 +74,6 @@ function report(client: Client, files: string[], out: string, result: ImportResu
   ];
   lines.push(...unset.map((line) => `not set here: ${line}`));
   if (result.variables.length) lines.push(`Set these in the gateway's environment (they were VS Code prompts): ${result.variables.join(", ")}`);
-  lines.push("", `Replace those servers in the ${client} configuration with this one entry:`, registrationEntry(client, out), "");
+  lines.push("", `Replace those servers in the ${client} configuration with this one entry:`, registrationEntry(client, out, launcher()), "");
   return lines.join("\n");
 }
