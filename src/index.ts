@@ -53,3 +53,6 @@ export { providerFromSpec } from "./embeddings/from-spec.js";
 export { toolEmbeddingText, documentEmbeddingText, type ToolTextRecipe } from "./embeddings/texts.js";
 export { VectorIndex, type VectorIndexOptions } from "./engines/vector.js";
 export { fuse, DEFAULT_FUSION, type FusionOptions, type FusionInput } from "./engines/fusion.js";
+export { configHash } from "./mcp/config.js";
+export { GATEWAY_OWNER, type ManifestStore } from "./mcp/manifests.js";
+export { CLIENTS as MCP_CLIENTS, importClientConfig, registrationEntry, type ImportResult } from "./mcp/import.js";

@@ -243,6 +243,8 @@ export class Gateway {
       names.push(name);
     }
     this.namesByServer.set(server, names);
+    const unlisted = (config?.alwaysLoad ?? []).filter((tool) => !this.routes.has(namespacedName(server, tool)));
+    if (tools.length && unlisted.length) this.log(`toolsearch mcp: alwaysLoad of "${server}" names tools it does not offer (or that tools.allow/deny hide): ${unlisted.join(", ")}`);
     this.refreshExposed(server);
   }
 
