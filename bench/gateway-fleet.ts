@@ -328,7 +328,7 @@ export async function benchSessions(count: number, catalog: string, queries: str
     const client = new Client({ name: "bench-sessions", version: "1.0.0" });
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
-      await throughput(client, queries, 300, 4); // warm-up
+      await throughput(client, queries, 1000, 4); // warm-up: the first calls run cold code in both processes
       const before = await throughput(client, queries, 1000, 4, 3);
       await settle(1000);
       const rssBefore = treeRssMb(gateway.pid);
