@@ -26,7 +26,6 @@ import { ToolIndex } from "../indexes/tool-index.js";
 import type { ToolSearchOptions } from "../indexes/tool-index-options.js";
 import { handleDocsTool } from "../metatools/docs-tools.js";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, noToolGuidance } from "../metatools/tool-search.js";
-import type { Store } from "../store/types.js";
 import { configHash, type GatewayConfig, type ServerConfig } from "./config.js";
 import { GATEWAY_OWNER, type ManifestStore, planLaunch } from "./manifests.js";
 import { CALL_TOOL, DESCRIBE_TOOL, gatewayToolDefinitions, SEARCH_TOOLS } from "./meta-tools.js";
@@ -49,7 +48,7 @@ export interface GatewayOptions {
    * Where manifests are kept (any `Store`). Without one nothing is remembered: every server starts at launch to list
    * its tools, and the idle stop (`upstream.idleStopMs`) still stops the unused ones.
    */
-  manifests?: ManifestStore | Store;
+  manifests?: ManifestStore;
   /** Whose manifests these are (default `gateway`; the service uses `collection:<name>`). */
   owner?: string;
   /** Start every server at launch, whatever the manifests say (the behaviour before manifests). */
