@@ -28,7 +28,10 @@ import { SqliteStore } from "../src/store/sqlite.js";
 
 const require = createRequire(import.meta.url);
 const ROOT = join(dirname(new URL(import.meta.url).pathname), "..");
-const CLI = ["--import", "tsx", join(ROOT, "src", "cli", "main.ts")];
+/** How to run the CLI: from the sources through tsx (default), or the build (`npm run build`, then `--built`). */
+export function cliArgs(built: boolean): string[] {
+  return built ? [join(ROOT, "dist", "cli", "main.js")] : ["--import", "tsx", join(ROOT, "src", "cli", "main.ts")];
+}
 const FIXTURE_SERVER = join(ROOT, "test", "fixtures", "mcp", "fixture-server.mjs");
 const SMALL_CATALOG = join(ROOT, "test", "fixtures", "mcp", "catalog.json");
 
@@ -99,9 +102,9 @@ function fleet(count: number, dir: string): Fleet {
 }
 
 /** Spawns the gateway over stdio and times spawn → first `search_tools` answer. */
-async function launch(args: string[]): Promise<{ client: Client; pid: number; ms: number }> {
+async function launch(cli: string[], args: string[]): Promise<{ client: Client; pid: number; ms: number }> {
   const start = performance.now();
-  const transport = new StdioClientTransport({ command: process.execPath, args: [...CLI, "mcp", ...args], cwd: ROOT, stderr: "ignore" });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...cli, "mcp", ...args], cwd: ROOT, stderr: "ignore" });
   const client = new Client({ name: "bench-fleet", version: "1.0.0" });
   await client.connect(transport);
   await client.callTool({ name: "search_tools", arguments: { query: "read graph entities" } });
@@ -131,7 +134,7 @@ export interface ServersResult {
   warm_call_p50_ms: number;
 }
 
-export async function benchServers(count: number, runs: number, log: (line: string) => void): Promise<ServersResult> {
+export async function benchServers(cli: string[], count: number, runs: number, log: (line: string) => void): Promise<ServersResult> {
   const dir = mkdtempSync(join(tmpdir(), "toolsearch-bench-fleet-"));
   try {
     const store = join(dir, "store.sqlite");
@@ -145,7 +148,7 @@ export async function benchServers(count: number, runs: number, log: (line: stri
 
     const floor: number[] = [];
     for (let r = 0; r < runs; r++) {
-      const run = await launch(["--catalog", SMALL_CATALOG]);
+      const run = await launch(cli, ["--catalog", SMALL_CATALOG]);
       floor.push(run.ms);
       await run.client.close();
     }
@@ -158,7 +161,7 @@ export async function benchServers(count: number, runs: number, log: (line: stri
     const manifests = new SqliteStore(store);
     const stored = async () => (await Promise.all(names.map((n) => manifests.getManifest("gateway", n)))).filter(Boolean).length;
     for (let r = 0; r < runs; r++) {
-      const run = await launch(["--config", full, "--store", store, "--eager"]);
+      const run = await launch(cli, ["--config", full, "--store", store, "--eager"]);
       eager.push(run.ms);
       if (r === 0) {
         readyAtFirstAnswer = await stored();
@@ -203,7 +206,7 @@ export async function benchServers(count: number, runs: number, log: (line: stri
       const file = configFile(k);
       const times: number[] = [];
       for (let r = 0; r < runs; r++) {
-        const run = await launch(["--config", file, "--store", store]);
+        const run = await launch(cli, ["--config", file, "--store", store]);
         times.push(run.ms);
         if (k === count && r === 0) {
           await settle(3000);
@@ -258,8 +261,8 @@ export interface SessionsResult {
 }
 
 /** Starts `toolsearch mcp --http 0` and resolves with its URL and pid. */
-async function httpGateway(args: string[]): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [...CLI, "mcp", "--http", "0", ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+async function httpGateway(cli: string[], args: string[]): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [...cli, "mcp", "--http", "0", ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
   const url = await new Promise<string>((resolve, reject) => {
     let buffer = "";
     child.stderr.on("data", (chunk: Buffer) => {
@@ -319,12 +322,12 @@ async function abandonSessions(url: string, count: number, concurrency: number):
   return { accepted, refused };
 }
 
-export async function benchSessions(count: number, catalog: string, queries: string[], log: (line: string) => void): Promise<SessionsResult[]> {
+export async function benchSessions(cli: string[], count: number, catalog: string, queries: string[], log: (line: string) => void): Promise<SessionsResult[]> {
   // The client's fetch adds one abort listener per request to the transport's signal; thousands are expected here.
   setMaxListeners(0);
   const results: SessionsResult[] = [];
   for (const [limits, args] of [["defaults (1000 sessions, 1800 s idle)", []], ["lifted (no cap, no expiry)", ["--max-sessions", "10000000", "--session-idle", "0"]]] as const) {
-    const gateway = await httpGateway(["--catalog", catalog, ...args]);
+    const gateway = await httpGateway(cli, ["--catalog", catalog, ...args]);
     const client = new Client({ name: "bench-sessions", version: "1.0.0" });
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));

@@ -13,7 +13,8 @@
  *
  * Options: --catalog FILE, --queries FILE, --max-queries N (default 300), --limit N (default 5), --warmup N (20),
  * --part latency|servers|sessions|all (all), --servers N (30), --runs N (3, launches per figure), --sessions N (10000),
- * --sessions-catalog FILE and --sessions-queries FILE (the 199-tool MetaTool set: about what 30 servers offer).
+ * --sessions-catalog FILE and --sessions-queries FILE (the 199-tool MetaTool set: about what 30 servers offer),
+ * --built (run the gateway from dist/, after `npm run build`, instead of the sources through tsx).
  */
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -22,7 +23,7 @@ import { table } from "../src/cli/output.js";
 import { loadQueries } from "../src/eval/queries.js";
 import { ndcgAt, percentile } from "../src/eval/metrics.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
-import { benchServers, benchSessions } from "./gateway-fleet.js";
+import { benchServers, benchSessions, cliArgs } from "./gateway-fleet.js";
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "20" },
     json: { type: "boolean", default: false },
     part: { type: "string", default: "all" },
+    built: { type: "boolean", default: false },
     servers: { type: "string", default: "30" },
     runs: { type: "string", default: "3" },
     sessions: { type: "string", default: "10000" },
@@ -115,11 +117,11 @@ async function latencyPart(): Promise<Record<string, unknown>> {
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function serversPart(): Promise<Record<string, unknown>> {
-  const r = await benchServers(Number(values.servers), Number(values.runs), log);
+  const r = await benchServers(cliArgs(values.built!), Number(values.servers), Number(values.runs), log);
   if (!values.json) {
     const lazy = Object.entries(r.lazy_launch_ms).map(([k, ms]) => `${k}: ${ms}`).join(", ");
     process.stdout.write([
-      `\n${r.servers} stdio servers, median of ${r.runs} launches (spawn to first search_tools answer)`,
+      `\n${r.servers} stdio servers, median of ${r.runs} launches (spawn to first search_tools answer; gateway run ${values.built ? "from dist/" : "from the sources through tsx"})`,
       ...table(["", "launch ms", "idle RSS MB (gateway + children)", "processes"], [
         ["no server (floor)", String(r.floor_launch_ms), "-", "-"],
         ["eager", String(r.eager_launch_ms), String(r.eager_idle_rss_mb), String(r.eager_children + 1)],
@@ -140,7 +142,7 @@ async function sessionsPart(): Promise<Record<string, unknown>[]> {
   const catalog = values["sessions-catalog"]!;
   const index = await ToolIndex.fromFile(catalog);
   const queries = loadQueries(values["sessions-queries"]!, (name) => index.get(name) !== undefined).slice(0, Number(values["max-queries"])).map((q) => q.query);
-  const results = await benchSessions(Number(values.sessions), catalog, queries, log);
+  const results = await benchSessions(cliArgs(values.built!), Number(values.sessions), catalog, queries, log);
   if (!values.json) {
     process.stdout.write([
       `\n${values.sessions} HTTP sessions opened and abandoned, ${index.size}-tool catalog (search throughput: search_tools from one session, 4 in flight, best of 3 rounds of 1000)`,
