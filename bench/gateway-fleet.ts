@@ -16,6 +16,8 @@ import { execFileSync, spawn } from "node:child_process";
 import { setMaxListeners } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -24,6 +26,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { percentile } from "../src/eval/metrics.js";
 import { parseGatewayConfig } from "../src/mcp/config.js";
 import { Gateway } from "../src/mcp/gateway.js";
+import { serveHttp } from "../src/mcp/transports.js";
+import { ToolIndex } from "../src/indexes/tool-index.js";
 import { SqliteStore } from "../src/store/sqlite.js";
 
 const require = createRequire(import.meta.url);
@@ -251,6 +255,8 @@ export async function benchServers(cli: string[], count: number, runs: number, l
 
 export interface SessionsResult {
   limits: string;
+  /** Where the gateway ran: a child process (RSS read from /proc), or this process (heap after a full GC). */
+  gateway: "process" | "in-process";
   opened: number;
   accepted: number;
   refused_503: number;
@@ -258,6 +264,15 @@ export interface SessionsResult {
   rss_after_mb: number;
   search_per_s_before: number;
   search_per_s_after: number;
+  /** In-process runs: heap in use after a full collection, before and after. */
+  heap_before_mb?: number;
+  heap_after_mb?: number;
+}
+
+/** A full garbage collection, without starting node with --expose-gc. */
+function collect(): void {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
 }
 
 /** Starts `toolsearch mcp --http 0` and resolves with its URL and pid. */
@@ -339,11 +354,50 @@ export async function benchSessions(cli: string[], count: number, catalog: strin
       await settle(2000);
       const rssAfter = treeRssMb(gateway.pid);
       const after = await throughput(client, queries, 1000, 4, 3);
-      results.push({ limits, opened: count, accepted, refused_503: refused, rss_before_mb: round(rssBefore), rss_after_mb: round(rssAfter), search_per_s_before: round(before, 0), search_per_s_after: round(after, 0) });
+      results.push({ limits, gateway: "process", opened: count, accepted, refused_503: refused, rss_before_mb: round(rssBefore), rss_after_mb: round(rssAfter), search_per_s_before: round(before, 0), search_per_s_after: round(after, 0) });
       log(`sessions, limits ${limits}: ${JSON.stringify(results.at(-1))}`);
     } finally {
       await client.close().catch(() => undefined);
       await gateway.stop();
+    }
+  }
+  results.push(...(await heapRuns(count, catalog, queries, log)));
+  return results;
+}
+
+/**
+ * The same flood against a gateway in this process, where a full collection before each reading leaves only what
+ * is really kept: RSS of a child process also counts garbage not yet collected, so it can even fall after the flood.
+ */
+async function heapRuns(count: number, catalog: string, queries: string[], log: (line: string) => void): Promise<SessionsResult[]> {
+  const results: SessionsResult[] = [];
+  for (const [limits, options] of [["defaults (1000 sessions, 1800 s idle)", {}], ["lifted (no cap, no expiry)", { maxSessions: 10_000_000, sessionIdleMs: 0 }]] as const) {
+    const gateway = await Gateway.start({ catalog: await ToolIndex.fromFile(catalog), log: () => undefined });
+    const endpoint = await serveHttp(gateway, { port: 0, ...options });
+    const client = new Client({ name: "bench-sessions", version: "1.0.0" });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url)));
+      await throughput(client, queries, 1000, 4);
+      const before = await throughput(client, queries, 1000, 4, 3);
+      collect();
+      const rssBefore = process.memoryUsage().rss;
+      const heapBefore = process.memoryUsage().heapUsed;
+      const { accepted, refused } = await abandonSessions(endpoint.url, count, 16);
+      await settle(1000);
+      collect();
+      const rssAfter = process.memoryUsage().rss;
+      const heapAfter = process.memoryUsage().heapUsed;
+      const after = await throughput(client, queries, 1000, 4, 3);
+      const mb = (bytes: number) => round(bytes / 1048576);
+      results.push({
+        limits, gateway: "in-process", opened: count, accepted, refused_503: refused, rss_before_mb: mb(rssBefore), rss_after_mb: mb(rssAfter),
+        search_per_s_before: round(before, 0), search_per_s_after: round(after, 0), heap_before_mb: mb(heapBefore), heap_after_mb: mb(heapAfter),
+      });
+      log(`sessions in-process, limits ${limits}: ${JSON.stringify(results.at(-1))}`);
+    } finally {
+      await client.close().catch(() => undefined);
+      await endpoint.close();
+      await gateway.close();
     }
   }
   return results;

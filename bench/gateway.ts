@@ -146,9 +146,9 @@ async function sessionsPart(): Promise<Record<string, unknown>[]> {
   if (!values.json) {
     process.stdout.write([
       `\n${values.sessions} HTTP sessions opened and abandoned, ${index.size}-tool catalog (search throughput: search_tools from one session, 4 in flight, best of 3 rounds of 1000)`,
-      ...table(["limits", "accepted", "503", "RSS before MB", "RSS after MB", "growth MB", "search/s before", "search/s after", "after/before"], results.map((r) => [
-        r.limits, String(r.accepted), String(r.refused_503), String(r.rss_before_mb), String(r.rss_after_mb), (r.rss_after_mb - r.rss_before_mb).toFixed(1),
-        String(r.search_per_s_before), String(r.search_per_s_after), (r.search_per_s_after / r.search_per_s_before).toFixed(2),
+      ...table(["gateway", "limits", "accepted", "503", "RSS before MB", "RSS after MB", "growth MB", "heap growth MB (after GC)", "search/s before", "search/s after", "after/before"], results.map((r) => [
+        r.gateway, r.limits, String(r.accepted), String(r.refused_503), String(r.rss_before_mb), String(r.rss_after_mb), (r.rss_after_mb - r.rss_before_mb).toFixed(1),
+        r.heap_after_mb === undefined ? "-" : (r.heap_after_mb - r.heap_before_mb!).toFixed(1), String(r.search_per_s_before), String(r.search_per_s_after), (r.search_per_s_after / r.search_per_s_before).toFixed(2),
       ])),
       "",
     ].join("\n"));
