@@ -4,10 +4,17 @@
  * the ratio is what the MCP hop (JSON-RPC over pipes, result shaping with input schemas) costs; a ping over the same
  * connection gives the floor of one round trip.
  *
- *   npm run bench:gateway               # table
- *   npm run bench:gateway -- --json     # one JSON object
+ * Two more parts (gateway-fleet.ts): `servers`, the gateway in front of --servers N stdio servers (launch to first
+ * search eager vs from manifests, idle RSS, first call to a stopped server), and `sessions`, --sessions N HTTP sessions
+ * opened and abandoned (RSS and search throughput before and after, with the default limits and without them).
  *
- * Options: --catalog FILE, --queries FILE, --max-queries N (default 300), --limit N (default 5), --warmup N (20).
+ *   npm run bench:gateway                               # every part, tables
+ *   npm run bench:gateway -- --part servers --json      # one part, one JSON object
+ *
+ * Options: --catalog FILE, --queries FILE, --max-queries N (default 300), --limit N (default 5), --warmup N (20),
+ * --part latency|servers|sessions|all (all), --servers N (30), --runs N (3, launches per figure), --sessions N (10000),
+ * --sessions-catalog FILE and --sessions-queries FILE (the 199-tool MetaTool set: about what 30 servers offer),
+ * --built (run the gateway from dist/, after `npm run build`, instead of the sources through tsx).
  */
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -16,6 +23,7 @@ import { table } from "../src/cli/output.js";
 import { loadQueries } from "../src/eval/queries.js";
 import { ndcgAt, percentile } from "../src/eval/metrics.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
+import { benchServers, benchSessions, cliArgs } from "./gateway-fleet.js";
 
 const { values } = parseArgs({
   options: {
@@ -25,6 +33,13 @@ const { values } = parseArgs({
     limit: { type: "string", default: "5" },
     warmup: { type: "string", default: "20" },
     json: { type: "boolean", default: false },
+    part: { type: "string", default: "all" },
+    built: { type: "boolean", default: false },
+    servers: { type: "string", default: "30" },
+    runs: { type: "string", default: "3" },
+    sessions: { type: "string", default: "10000" },
+    "sessions-catalog": { type: "string", default: "../shared/data/metatool/catalog.json" },
+    "sessions-queries": { type: "string", default: "../shared/data/metatool/queries.jsonl" },
   },
 });
 
@@ -51,7 +66,7 @@ async function measure(queries: { query: string }[], warmup: number, search: (q:
   return { latencies, ranked };
 }
 
-async function main(): Promise<void> {
+async function latencyPart(): Promise<Record<string, unknown>> {
   const buildStart = performance.now();
   const index = await ToolIndex.fromFile(values.catalog!);
   const inProcessBuild = performance.now() - buildStart;
@@ -90,15 +105,65 @@ async function main(): Promise<void> {
     "gateway-stdio (ping round trip)": { build_ms: round(gatewayStart), p50_ms: round(percentile(floor.latencies, 0.5)), p99_ms: round(percentile(floor.latencies, 0.99)) },
   };
   const output = { catalog: values.catalog, tools: index.size, queries: queries.length, limit, systems };
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(output)}\n`);
-    return;
-  }
+  if (values.json) return output;
   const rows = Object.entries(systems).map(([name, s]) => [name, s.build_ms.toFixed(0), s.p50_ms.toFixed(3), s.p99_ms.toFixed(3), String(s["ndcg@10"] ?? "-")]);
   const [a, b] = Object.values(systems);
   process.stdout.write(`${output.tools} tools, ${output.queries} queries, limit ${limit} (build_ms: index build in-process; gateway start to first tools/list)\n`);
   process.stdout.write(`${table(["system", "build_ms", "p50_ms", "p99_ms", "ndcg@10"], rows).join("\n")}\n`);
   process.stdout.write(`gateway / in-process: p50 ×${(b.p50_ms / a.p50_ms).toFixed(2)}, p99 ×${(b.p99_ms / a.p99_ms).toFixed(2)}\n`);
+  return output;
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function serversPart(): Promise<Record<string, unknown>> {
+  const r = await benchServers(cliArgs(values.built!), Number(values.servers), Number(values.runs), log);
+  if (!values.json) {
+    const lazy = Object.entries(r.lazy_launch_ms).map(([k, ms]) => `${k}: ${ms}`).join(", ");
+    process.stdout.write([
+      `\n${r.servers} stdio servers, median of ${r.runs} launches (spawn to first search_tools answer; gateway run ${values.built ? "from dist/" : "from the sources through tsx"})`,
+      ...table(["", "launch ms", "idle RSS MB (gateway + children)", "processes"], [
+        ["no server (floor)", String(r.floor_launch_ms), "-", "-"],
+        ["eager", String(r.eager_launch_ms), String(r.eager_idle_rss_mb), String(r.eager_children + 1)],
+        ["from manifests", String(r.lazy_launch_ms[String(r.servers)]), String(r.lazy_idle_rss_mb), String(r.lazy_children + 1)],
+      ]),
+      `eager: ${r.eager_ready_at_first_answer} of ${r.servers} servers were ready when the first search answered (the others missed their first attempt and came up on a restart)`,
+      `from manifests by servers configured (ms): ${lazy}`,
+      `in-process Gateway.start from manifests → first search answer, by servers configured (ms): ${Object.entries(r.lazy_in_process_ms).map(([k, ms]) => `${k}: ${ms}`).join(", ")}`,
+      `first call to a stopped server (start + call): p50 ${r.first_call_p50_ms} ms, p90 ${r.first_call_p90_ms} ms; warm call p50 ${r.warm_call_p50_ms} ms`,
+      "",
+      "",
+    ].join("\n"));
+  }
+  return r as unknown as Record<string, unknown>;
+}
+
+async function sessionsPart(): Promise<Record<string, unknown>[]> {
+  const catalog = values["sessions-catalog"]!;
+  const index = await ToolIndex.fromFile(catalog);
+  const queries = loadQueries(values["sessions-queries"]!, (name) => index.get(name) !== undefined).slice(0, Number(values["max-queries"])).map((q) => q.query);
+  const results = await benchSessions(cliArgs(values.built!), Number(values.sessions), catalog, queries, log);
+  if (!values.json) {
+    process.stdout.write([
+      `\n${values.sessions} HTTP sessions opened and abandoned, ${index.size}-tool catalog (search throughput: search_tools from one session, 4 in flight, best of 3 rounds of 1000)`,
+      ...table(["gateway", "limits", "accepted", "503", "RSS before MB", "RSS after MB", "growth MB", "heap growth MB (after GC)", "search/s before", "search/s after", "after/before"], results.map((r) => [
+        r.gateway, r.limits, String(r.accepted), String(r.refused_503), String(r.rss_before_mb), String(r.rss_after_mb), (r.rss_after_mb - r.rss_before_mb).toFixed(1),
+        r.heap_after_mb === undefined ? "-" : (r.heap_after_mb - r.heap_before_mb!).toFixed(1), String(r.search_per_s_before), String(r.search_per_s_after), (r.search_per_s_after / r.search_per_s_before).toFixed(2),
+      ])),
+      "",
+    ].join("\n"));
+  }
+  return results as unknown as Record<string, unknown>[];
+}
+
+async function main(): Promise<void> {
+  const part = values.part!;
+  if (!["all", "latency", "servers", "sessions"].includes(part)) throw new Error(`--part must be latency, servers, sessions or all (got ${part})`);
+  const output: Record<string, unknown> = {};
+  if (part === "all" || part === "latency") output.latency = await latencyPart();
+  if (part === "all" || part === "servers") output.servers = await serversPart();
+  if (part === "all" || part === "sessions") output.sessions = await sessionsPart();
+  if (values.json) process.stdout.write(`${JSON.stringify(output)}\n`);
 }
 
 await main();

@@ -61,3 +61,6 @@ export { DEFAULT_DESCRIPTION_RECIPE, type DescriptionRecipe } from "./openapi/te
 export type { OperationPlan, Placement, BodyPlan } from "./openapi/operations.js";
 export type { OpenApiSourceConfig } from "./openapi/config.js";
 export { NameRegistry } from "./openapi/names.js";
+export { configHash } from "./mcp/config.js";
+export { GATEWAY_OWNER, type ManifestStore } from "./mcp/manifests.js";
+export { CLIENTS as MCP_CLIENTS, importClientConfig, registrationEntry, type ImportResult } from "./mcp/import.js";

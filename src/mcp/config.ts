@@ -4,18 +4,33 @@
  * ```json
  * { "mcpServers": {
  *     "fs":     { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], "env": {} },
- *     "remote": { "url": "http://localhost:3001/mcp", "headers": { "Authorization": "Bearer …" } } } }
+ *     "remote": { "url": "http://localhost:3001/mcp", "headers": { "Authorization": "Bearer ${REMOTE_TOKEN}" },
+ *                 "tools": { "allow": ["search_*"], "deny": ["*_admin"] }, "alwaysLoad": ["search_issues"] } } }
  * ```
+ *
+ * `${VAR}` / `${VAR:-default}` are checked here (a missing variable refuses the file) but filled in only when a server
+ * starts (variables.ts), so the configuration, and the hash that identifies each block, never hold a secret value.
  *
  * A file that breaks a rule is refused whole; every problem names the server and the field.
  */
 import { Ajv, type ErrorObject } from "ajv";
+import { createHash } from "node:crypto";
 import { readText } from "../catalog/read-records.js";
 import { type Problem, ToolsearchError } from "../errors.js";
 import { type OpenApiSourceConfig, parseOpenApiSources } from "../openapi/config.js";
+import type { ToolSelection } from "./tool-filter.js";
+import { describeMissing, resolveServerConfig } from "./variables.js";
+
+/** What every server block may add, whatever its transport. */
+export interface ServerControls {
+  /** Globs on the server's own tool names: which tools the gateway indexes and routes (tool-filter.ts). */
+  tools?: ToolSelection;
+  /** Tool names (the server's own) listed directly in the gateway's `tools/list`, next to its meta-tools. */
+  alwaysLoad?: string[];
+}
 
 /** An upstream started as a child process and spoken to over stdio. */
-export interface StdioServerConfig {
+export interface StdioServerConfig extends ServerControls {
   command: string;
   args?: string[];
   env?: Record<string, string>;
@@ -24,7 +39,7 @@ export interface StdioServerConfig {
 }
 
 /** An upstream reached over Streamable HTTP. */
-export interface HttpServerConfig {
+export interface HttpServerConfig extends ServerControls {
   url: string;
   headers?: Record<string, string>;
 }
@@ -43,6 +58,11 @@ export function isStdioConfig(config: ServerConfig): config is StdioServerConfig
 }
 
 const stringMap = { type: "object", additionalProperties: { type: "string" } };
+const globList = { type: "array", items: { type: "string", minLength: 1 } };
+const controls = {
+  tools: { type: "object", properties: { allow: globList, deny: globList }, additionalProperties: false },
+  alwaysLoad: { type: "array", items: { type: "string", minLength: 1 } },
+};
 
 const stdioSchema = {
   type: "object",
@@ -51,6 +71,7 @@ const stdioSchema = {
     args: { type: "array", items: { type: "string" } },
     env: stringMap,
     cwd: { type: "string" },
+    ...controls,
     // Fields some clients write that we accept and ignore.
     type: { enum: ["stdio"] },
     disabled: { type: "boolean" },
@@ -64,6 +85,7 @@ const httpSchema = {
   properties: {
     url: { type: "string", minLength: 1 },
     headers: stringMap,
+    ...controls,
     type: { enum: ["http", "streamable-http", "streamableHttp"] },
     disabled: { type: "boolean" },
   },
@@ -85,30 +107,40 @@ function fieldOf(error: ErrorObject): string {
 
 function messageOf(error: ErrorObject): string {
   if (error.keyword === "required") return "is required";
-  if (error.keyword === "additionalProperties") return "is not a known field (stdio servers take command, args, env, cwd; HTTP servers take url, headers)";
+  if (error.keyword === "additionalProperties") return "is not a known field (stdio servers take command, args, env, cwd; HTTP servers take url, headers; both take tools and alwaysLoad)";
   if (error.keyword === "enum") return `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
   if (error.keyword === "minLength") return "must not be empty";
   return error.message ?? "is invalid";
 }
 
-function serverProblems(file: string | undefined, name: string, value: unknown): Problem[] {
+function serverProblems(file: string | undefined, name: string, value: unknown, environment: Environment): Problem[] {
   const at = (field: string, message: string): Problem => ({ file, name, rule: `${field} ${message}`, message: `server ${JSON.stringify(name)}: ${field ? `field "${field}" ` : ""}${message}` });
   if (typeof value !== "object" || value === null || Array.isArray(value)) return [at("", "must be an object with either \"command\" (stdio) or \"url\" (Streamable HTTP)")];
   const record = value as Record<string, unknown>;
   if ("command" in record && "url" in record) return [at("", "has both \"command\" and \"url\": give one (command for stdio, url for Streamable HTTP)")];
   if (!("command" in record) && !("url" in record)) return [at("", "needs either \"command\" (stdio) or \"url\" (Streamable HTTP)")];
   const validate = "command" in record ? validateStdio : validateHttp;
-  if (validate(record)) return [];
-  const problems = (validate.errors ?? []).map((e) => at(fieldOf(e), messageOf(e)));
-  if (typeof record.url === "string" && !URL.canParse(record.url)) problems.push(at("url", "must be an absolute URL such as http://localhost:3001/mcp"));
+  const badUrl = () => at("url", "must be an absolute URL such as http://localhost:3001/mcp");
+  if (!validate(record)) {
+    const problems = (validate.errors ?? []).map((e) => at(fieldOf(e), messageOf(e)));
+    if (typeof record.url === "string" && !record.url.includes("${") && !URL.canParse(record.url)) problems.push(badUrl());
+    return problems;
+  }
+  // Variables are checked now, so a missing one refuses the file at launch rather than when the server is first called.
+  const resolved = resolveServerConfig(record as unknown as ServerConfig, environment);
+  const problems = resolved.missing.map((m): Problem => ({ file, name, rule: `${m.field} variable`, message: describeMissing(name, m) }));
+  // The resolved URL is checked but never shown: it may carry a token.
+  if ("url" in resolved.config && !resolved.missing.length && !URL.canParse(resolved.config.url)) problems.push(badUrl());
   return problems;
 }
 
+type Environment = Record<string, string | undefined>;
+
 /**
  * Checks a parsed configuration object; returns it typed, or throws `config_invalid` listing every problem.
- * Servers with `"disabled": true` are dropped.
+ * Servers with `"disabled": true` are dropped. `environment` (default: the process's) is where `${VAR}` must be set.
  */
-export function parseGatewayConfig(value: unknown, file?: string): GatewayConfig {
+export function parseGatewayConfig(value: unknown, file?: string, environment: Environment = process.env): GatewayConfig {
   const where = file ?? "configuration";
   const record = value as { mcpServers?: unknown; openapi?: unknown } | null;
   // A configuration may hold only OpenAPI documents.
@@ -121,7 +153,7 @@ export function parseGatewayConfig(value: unknown, file?: string): GatewayConfig
     if (!/^[a-zA-Z0-9_.-]{1,64}$/.test(name)) {
       problems.push({ file, name, message: `server ${JSON.stringify(name)}: the name must be 1–64 letters, digits, "_", "-" or "."` });
     }
-    problems.push(...serverProblems(file, name, server));
+    problems.push(...serverProblems(file, name, server, environment));
   }
   const apis = parseOpenApiSources(record?.openapi, file);
   problems.push(...apis.problems);
@@ -139,6 +171,24 @@ export function parseGatewayConfig(value: unknown, file?: string): GatewayConfig
     mcpServers[name] = rest;
   }
   return Object.keys(apis.sources).length ? { mcpServers, openapi: apis.sources } : { mcpServers };
+}
+
+/**
+ * A hash of what decides a server's tool list: the block as written (variables unfilled), without `tools` and
+ * `alwaysLoad`, which only filter what the gateway shows. Keys are sorted, so reformatting the file changes nothing.
+ */
+export function configHash(config: ServerConfig): string {
+  const { tools: _tools, alwaysLoad: _alwaysLoad, ...identity } = config;
+  return createHash("sha256").update(canonicalJson(identity)).digest("hex");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
 }
 
 /** Reads and checks a configuration file (JSON). */

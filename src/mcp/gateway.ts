@@ -2,7 +2,10 @@
  * The gateway: one small MCP tool surface in front of many MCP servers. Every upstream tool is indexed under its
  * namespaced name (`server__tool`) next to the tools of an optional static catalog; the client sees only
  * `search_tools`, `describe_tool`, `call_tool` (and `search_docs`/`read_doc` when documents are configured), and,
- * with `exposeFound`, the upstream tools its searches found.
+ * with `exposeFound`, the upstream tools that session's searches found, plus each server's `alwaysLoad` tools.
+ *
+ * With a manifest store, a server whose configuration is unchanged since it last ran is searchable at once from its
+ * manifest and started only by the first call to one of its tools (manifests.ts); `eager` starts every server.
  *
  * @example
  * ```ts
@@ -11,6 +14,7 @@
  * ```
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
   type CallToolResult, CallToolRequestSchema, ListToolsRequestSchema, McpError, type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -22,12 +26,15 @@ import { ToolIndex } from "../indexes/tool-index.js";
 import type { ToolSearchOptions } from "../indexes/tool-index-options.js";
 import { handleDocsTool } from "../metatools/docs-tools.js";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, noToolGuidance } from "../metatools/tool-search.js";
-import type { GatewayConfig } from "./config.js";
+import { configHash, type GatewayConfig, type ServerConfig } from "./config.js";
+import { GATEWAY_OWNER, type ManifestStore, planLaunch } from "./manifests.js";
 import { CALL_TOOL, DESCRIBE_TOOL, gatewayToolDefinitions, SEARCH_TOOLS } from "./meta-tools.js";
 import { MAX_SELECT_NAMES, parseSelect, resolveSelect, unknownNamesNote } from "../metatools/select.js";
 import { namespacedName, serverPrefix } from "./names.js";
 import { OpenApiUpstream } from "./openapi-upstream.js";
+import { toolFilter } from "./tool-filter.js";
 import { Upstream, type UpstreamOptions } from "./upstream.js";
+import { redactor, resolveServerConfig } from "./variables.js";
 
 /** Everything the gateway serves. */
 export interface GatewayOptions {
@@ -37,8 +44,19 @@ export interface GatewayOptions {
   catalog?: ToolIndex;
   /** A knowledge base: adds `search_docs` and `read_doc`. */
   docs?: DocumentIndex;
-  /** Add the tools that searches find to the gateway's own `tools/list` (and notify `list_changed`). */
+  /** Add the tools a session's searches find to that session's `tools/list` (and notify it with `list_changed`). */
   exposeFound?: boolean;
+  /**
+   * Where manifests are kept (any `Store`). Without one nothing is remembered: every server starts at launch to list
+   * its tools, and the idle stop (`upstream.idleStopMs`) still stops the unused ones.
+   */
+  manifests?: ManifestStore;
+  /** Whose manifests these are (default `gateway`; the service uses `collection:<name>`). */
+  owner?: string;
+  /** Start every server at launch, whatever the manifests say (the behaviour before manifests). */
+  eager?: boolean;
+  /** Where `${VAR}` in the configuration is looked up (default: the process's environment). */
+  environment?: Record<string, string | undefined>;
   /** Timeouts and restart backoff of upstream servers. */
   upstream?: UpstreamOptions;
   /** One-line status messages (default: stderr). */
@@ -57,7 +75,19 @@ interface Route {
   definition: McpTool;
 }
 
+/** One client session: its MCP server object and the tools its own searches exposed. */
+export interface GatewaySession {
+  readonly server: Server;
+  readonly exposed: Map<string, McpTool>;
+}
+
 const GATEWAY_INFO = { name: "toolsearch", version: "0.1.0" };
+/**
+ * One JSON Schema validator for every session: the SDK otherwise builds a new Ajv per session, which was most of
+ * what an idle HTTP session cost in memory. The gateway's sessions never ask clients for input (elicitation), the
+ * one thing it validates, so sharing it changes no behaviour.
+ */
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
 
 export class Gateway {
   readonly index: ToolIndex;
@@ -68,8 +98,9 @@ export class Gateway {
   private readonly log: (line: string) => void;
   private readonly routes = new Map<string, Route>();
   private readonly namesByServer = new Map<string, string[]>();
-  private readonly exposed = new Map<string, McpTool>();
-  private readonly sessions = new Set<Server>();
+  private readonly sessions = new Set<GatewaySession>();
+  /** Namespaced names of the `alwaysLoad` tools, in configuration order. */
+  private readonly alwaysLoaded: string[] = [];
   private readonly validator = new InputValidator();
   private firstAttempts: Promise<void> = Promise.resolve();
 
@@ -79,22 +110,56 @@ export class Gateway {
     this.index = options.catalog ?? new ToolIndex();
   }
 
-  /** Builds the gateway and starts every upstream; resolves when each has made its first attempt (ready or not). */
+  /**
+   * Builds the gateway and starts the upstreams it must (all with `eager` or without a manifest store; otherwise only
+   * those without a matching manifest); resolves when each of those has made its first attempt (ready or not).
+   */
   static async start(options: GatewayOptions = {}): Promise<Gateway> {
     const gateway = new Gateway(options);
-    const upstreamOptions = { log: gateway.log, ...options.upstream };
     // First, so that a bad document or a missing credential stops the start before any child process runs.
     for (const [name, config] of Object.entries(options.config?.openapi ?? {})) {
       const api = new OpenApiUpstream(name, config, (server, tools) => gateway.setServerTools(server, tools), { log: gateway.log, callTimeoutMs: options.upstream?.callTimeoutMs });
       gateway.openApis.set(name, api);
       await api.start();
     }
-    for (const [name, config] of Object.entries(options.config?.mcpServers ?? {})) {
-      gateway.upstreams.set(name, new Upstream(name, config, (server, tools) => gateway.setServerTools(server, tools), upstreamOptions));
-    }
-    gateway.firstAttempts = Promise.all([...gateway.upstreams.values()].map((u) => u.start())).then(() => undefined);
+    const servers = Object.entries(options.config?.mcpServers ?? {});
+    for (const [name, config] of servers) gateway.upstreams.set(name, gateway.createUpstream(name, config));
+    for (const [name, config] of servers) gateway.alwaysLoaded.push(...(config.alwaysLoad ?? []).map((tool) => namespacedName(name, tool)));
+    const toStart = await gateway.serversToStart(servers);
+    gateway.firstAttempts = Promise.all(toStart.map((name) => gateway.upstreams.get(name)!.start())).then(() => undefined);
     if (options.waitForUpstreams ?? true) await gateway.firstAttempts;
     return gateway;
+  }
+
+  private createUpstream(name: string, written: ServerConfig): Upstream {
+    const { config, secrets } = resolveServerConfig(written, this.options.environment ?? process.env);
+    const hash = configHash(written);
+    const options = { log: this.log, ...this.options.upstream, redact: redactor(secrets) };
+    return new Upstream(name, config, (server, tools, source) => {
+      this.setServerTools(server, tools);
+      if (source === "listed") this.saveManifest(server, hash, tools);
+    }, options);
+  }
+
+  /** Which servers start at launch; the others become searchable from their manifests now. */
+  private async serversToStart(servers: [string, ServerConfig][]): Promise<string[]> {
+    const store = this.options.manifests;
+    if (this.options.eager || !store) return servers.map(([name]) => name);
+    const plan = await planLaunch(store, this.owner, Object.fromEntries(servers.map(([name, config]) => [name, configHash(config)])));
+    for (const [server, tools] of plan.known) this.setServerTools(server, tools);
+    for (const server of plan.invalidated) this.log(`toolsearch mcp: upstream "${server}" has a changed configuration: its manifest was dropped and it starts now`);
+    if (plan.known.size) this.log(`toolsearch mcp: ${plan.known.size} upstream${plan.known.size === 1 ? "" : "s"} searchable from manifests, not started`);
+    return plan.unknown;
+  }
+
+  private get owner(): string {
+    return this.options.owner ?? GATEWAY_OWNER;
+  }
+
+  private saveManifest(server: string, hash: string, tools: McpTool[]): void {
+    this.options.manifests?.putManifest({ owner: this.owner, server, configHash: hash, tools }).catch((error: unknown) => {
+      this.log(`toolsearch mcp: could not save the manifest of "${server}": ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
 
   /** Resolves once every upstream has made its first connection attempt (ready or failed). */
@@ -102,20 +167,22 @@ export class Gateway {
     return this.firstAttempts;
   }
 
-  /** The tools the gateway lists: its meta-tools, then any found tools exposed so far. */
-  listTools(): McpTool[] {
+  /** The tools the gateway lists: its meta-tools, the `alwaysLoad` tools, then the tools `session` exposed so far. */
+  listTools(session?: GatewaySession): McpTool[] {
     const meta = gatewayToolDefinitions({ docs: this.options.docs !== undefined }).map(toMcpTool);
-    return [...meta, ...this.exposed.values()];
+    const always = this.alwaysLoaded.flatMap((name) => this.routes.get(name)?.definition ?? []);
+    const exposed = [...(session?.exposed.values() ?? [])].filter((tool) => !this.alwaysLoaded.includes(tool.name));
+    return [...meta, ...always, ...exposed];
   }
 
-  /** Runs one of the gateway's tools (a meta-tool, or an exposed upstream tool by its namespaced name). */
-  async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  /** Runs one of the gateway's tools (a meta-tool, or an upstream tool listed to `session`, by its namespaced name). */
+  async callTool(name: string, args: Record<string, unknown>, session?: GatewaySession): Promise<CallToolResult> {
     // The first search must see every server that can start, not an empty index.
     await this.firstAttempts;
     try {
       switch (name) {
         case SEARCH_TOOLS:
-          return await this.searchTools(args);
+          return await this.searchTools(args, session);
         case DESCRIBE_TOOL:
           return await this.describeTool(args);
         case CALL_TOOL:
@@ -125,8 +192,8 @@ export class Gateway {
         const result = await handleDocsTool(this.options.docs, name, args);
         if (result) return { content: typeof result.content === "string" ? [text(result.content)] : result.content.map((b) => (b.type === "text" ? b : text(JSON.stringify(b)))), isError: result.isError };
       }
-      if (this.exposed.has(name)) return await this.proxyCall(name, args);
-      return failure(`Unknown tool ${JSON.stringify(name)}. This gateway offers ${this.listTools().map((t) => t.name).join(", ")}.`);
+      if (session?.exposed.has(name) || this.alwaysLoaded.includes(name)) return await this.proxyCall(name, args);
+      return failure(`Unknown tool ${JSON.stringify(name)}. This gateway offers ${this.listTools(session).map((t) => t.name).join(", ")}.`);
     } catch (error) {
       if (error instanceof ToolsearchError) return failure(error.message);
       throw error;
@@ -137,19 +204,26 @@ export class Gateway {
   createSession(): Server {
     const server = new Server(GATEWAY_INFO, {
       capabilities: { tools: { listChanged: true } },
+      jsonSchemaValidator: SHARED_VALIDATOR,
       instructions: "Search first, then call: use search_tools to find the tool you need among all connected MCP servers, then call_tool with its name and arguments.",
     });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listTools() }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => this.callTool(request.params.name, request.params.arguments ?? {}));
-    this.sessions.add(server);
-    server.onclose = () => this.sessions.delete(server);
+    const session: GatewaySession = { server, exposed: new Map() };
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listTools(session) }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => this.callTool(request.params.name, request.params.arguments ?? {}, session));
+    this.sessions.add(session);
+    server.onclose = () => this.sessions.delete(session);
     return server;
+  }
+
+  /** Number of open sessions. */
+  get sessionCount(): number {
+    return this.sessions.size;
   }
 
   /** Closes every upstream (stdio children are terminated) and every session. */
   async close(): Promise<void> {
     await Promise.all([...this.upstreams.values()].map((u) => u.close()));
-    await Promise.all([...this.sessions].map((s) => s.close().catch(() => undefined)));
+    await Promise.all([...this.sessions].map((s) => s.server.close().catch(() => undefined)));
   }
 
   /** Replaces the indexed tools of one server (called on connect, `list_changed`, and with [] when it goes down). */
@@ -159,7 +233,10 @@ export class Gateway {
       this.routes.delete(name);
     }
     const names: string[] = [];
+    const config = this.options.config?.mcpServers[server];
+    const keep = toolFilter(config?.tools);
     for (const tool of tools) {
+      if (!keep(tool.name)) continue;
       const name = namespacedName(server, tool.name);
       if (this.index.get(name)) {
         this.log(`toolsearch mcp: skipped ${server}/${tool.name}: the name ${name} is already taken`);
@@ -175,28 +252,32 @@ export class Gateway {
       names.push(name);
     }
     this.namesByServer.set(server, names);
-    this.refreshExposed();
+    const unlisted = (config?.alwaysLoad ?? []).filter((tool) => !this.routes.has(namespacedName(server, tool)));
+    if (tools.length && unlisted.length) this.log(`toolsearch mcp: alwaysLoad of "${server}" names tools it does not offer (or that tools.allow/deny hide): ${unlisted.join(", ")}`);
+    this.refreshExposed(server);
   }
 
-  /** Drops exposed tools that are gone and updates the definitions of those that changed. */
-  private refreshExposed(): void {
-    let changed = false;
-    for (const name of [...this.exposed.keys()]) {
-      const route = this.routes.get(name);
-      if (!route) changed = this.exposed.delete(name) || changed;
-      else if (route.definition !== this.exposed.get(name)) {
-        this.exposed.set(name, route.definition);
-        changed = true;
+  /**
+   * In every session, drops exposed tools that are gone and updates the definitions of those that changed. An
+   * `alwaysLoad` tool is in every session's list, so any change to one notifies them all.
+   */
+  private refreshExposed(server?: string): void {
+    const alwaysChanged = server !== undefined && this.alwaysLoaded.some((name) => name.startsWith(serverPrefix(server)));
+    for (const session of this.sessions) {
+      let changed = alwaysChanged;
+      for (const [name, definition] of [...session.exposed]) {
+        const route = this.routes.get(name);
+        if (!route) changed = session.exposed.delete(name) || changed;
+        else if (route.definition !== definition) {
+          session.exposed.set(name, route.definition);
+          changed = true;
+        }
       }
+      if (changed) notifyToolsChanged(session);
     }
-    if (changed) this.notifyToolsChanged();
   }
 
-  private notifyToolsChanged(): void {
-    for (const session of this.sessions) void session.sendToolListChanged().catch(() => undefined);
-  }
-
-  private async searchTools(args: Record<string, unknown>): Promise<CallToolResult> {
+  private async searchTools(args: Record<string, unknown>, session?: GatewaySession): Promise<CallToolResult> {
     const engine = args.engine === undefined ? "bm25" : args.engine;
     const field = engine === "regex" ? "pattern or query" : "query";
     const query = typeof args.query === "string" ? args.query.trim() : "";
@@ -207,7 +288,7 @@ export class Gateway {
     }
     if (typeof engine !== "string") return failure(`engine must be a string such as "bm25" or "regex".`);
     const selected = parseSelect(query);
-    if (selected) return this.selectTools(selected);
+    if (selected) return this.selectTools(selected, session);
     let hits;
     try {
       hits = await this.index.search(query, { engine: engine as ToolSearchOptions["engine"], limit });
@@ -216,19 +297,19 @@ export class Gateway {
       throw error;
     }
     if (hits.length === 0) return { content: [text(noToolGuidance(this.index, query, engine === "regex" ? "regex" : "bm25"))] };
-    return this.foundTools(hits);
+    return this.foundTools(hits, session);
   }
 
   /** `select:a,b`: exactly the named tools; unknown names come back with their closest names. */
-  private selectTools(names: string[]): CallToolResult {
+  private selectTools(names: string[], session?: GatewaySession): CallToolResult {
     if (names.length === 0 || names.length > MAX_SELECT_NAMES) return failure(`A select query names the tools to load, e.g. "select:filesystem__read_text_file" (at most ${MAX_SELECT_NAMES} names).`);
     const selection = resolveSelect(names, this.index.names());
     const note = unknownNamesNote(selection);
     if (selection.found.length === 0) return { content: [text(`${note} Search by keywords if none of these is what you need.`)] };
-    return this.foundTools(selection.found.map((name) => ({ name, description: this.index.get(name)!.description })), note);
+    return this.foundTools(selection.found.map((name) => ({ name, description: this.index.get(name)!.description })), session, note);
   }
 
-  private foundTools(found: { name: string; description: string }[], note = ""): CallToolResult {
+  private foundTools(found: { name: string; description: string }[], session?: GatewaySession, note = ""): CallToolResult {
     const results = found.map(({ name, description }) => {
       const tool = this.index.get(name)!;
       const route = this.routes.get(name);
@@ -239,22 +320,23 @@ export class Gateway {
         inputSchema: tool.inputSchema,
       };
     });
-    if (this.options.exposeFound) this.expose(results.map((r) => r.name));
+    if (this.options.exposeFound && session) this.expose(session, results.map((r) => r.name));
     const how = this.options.exposeFound
       ? `Call one with ${CALL_TOOL} {"name", "arguments"}, or directly: the upstream tools found are now in your tool list.`
       : `Call one with ${CALL_TOOL} {"name": <name>, "arguments": {…}} matching its inputSchema.`;
     return { content: [text(JSON.stringify({ results, ...(note ? { unknown: note } : {}), next: how }))] };
   }
 
-  private expose(names: string[]): void {
+  /** Adds found tools to the tool list of the session that searched (and only to it). */
+  private expose(session: GatewaySession, names: string[]): void {
     let added = false;
     for (const name of names) {
       const route = this.routes.get(name);
-      if (!route || this.exposed.has(name)) continue;
-      this.exposed.set(name, route.definition);
+      if (!route || session.exposed.has(name)) continue;
+      session.exposed.set(name, route.definition);
       added = true;
     }
-    if (added) this.notifyToolsChanged();
+    if (added) notifyToolsChanged(session);
   }
 
   private async describeTool(args: Record<string, unknown>): Promise<CallToolResult> {
@@ -300,15 +382,19 @@ export class Gateway {
     return `Unknown tool ${JSON.stringify(name)}.${hint} Use ${SEARCH_TOOLS} to find tools and pass a name exactly as it returns it.`;
   }
 
-  /** When `name` belongs to a server that is down, says so. */
+  /** When `name` belongs to a server that is down, says so (a server stopped while idle is not down: calls start it). */
   private outageFor(name: string): string | undefined {
     for (const upstream of this.upstreams.values()) {
-      if (upstream.state !== "ready" && name.startsWith(serverPrefix(upstream.name))) {
+      if (upstream.state !== "ready" && upstream.state !== "stopped" && name.startsWith(serverPrefix(upstream.name))) {
         return `${name} cannot be used now: ${upstream.describeOutage()}. Its tools come back when it does; try again later.`;
       }
     }
     return undefined;
   }
+}
+
+function notifyToolsChanged(session: GatewaySession): void {
+  void session.server.sendToolListChanged().catch(() => undefined);
 }
 
 function toMcpTool(tool: AnthropicTool): McpTool {

@@ -44,7 +44,7 @@ export class OpenApiUpstream {
     const { tools, skipped } = this.client.catalog;
     const note = skipped.length ? ` (${skipped.length} operation${skipped.length === 1 ? "" : "s"} skipped: ${skipped.map((s) => `${s.method} ${s.path}: ${s.reason}`).join("; ")})` : "";
     (this.options.log ?? ((line) => process.stderr.write(`${line}\n`)))(`toolsearch mcp: openapi "${this.name}" ready with ${tools.length} tools${note}`);
-    this.onTools(this.name, tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema as McpTool["inputSchema"] })));
+    this.onTools(this.name, tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema as McpTool["inputSchema"] })), "listed");
   }
 
   /** Sends the operation's request; a 4xx/5xx answer or a failure to reach the API is an error result. */

@@ -1,6 +1,8 @@
 /**
  * How the gateway is reached: stdio (Claude Desktop, Claude Code and most MCP clients start it as a child process)
- * or Streamable HTTP on `/mcp`, bound to loopback by default, optionally behind a bearer token.
+ * or Streamable HTTP on `/mcp`, bound to loopback by default, optionally behind a bearer token. Over HTTP, sessions
+ * that go quiet are closed after `sessionIdleMs` and at most `maxSessions` are open (http-sessions.ts), so clients
+ * that open sessions and never close them cannot grow the gateway without bound.
  */
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -8,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Gateway } from "./gateway.js";
+import { SessionTable } from "./http-sessions.js";
 
 /** Serves one session over stdin/stdout; resolves when the client closes stdin. */
 export async function serveStdio(gateway: Gateway): Promise<void> {
@@ -30,7 +33,14 @@ export interface HttpServeOptions {
   host?: string;
   /** When set, every request must carry `Authorization: Bearer <token>`. */
   token?: string;
+  /** Close a session after this long without a request (default 30 min; 0 = never). */
+  sessionIdleMs?: number;
+  /** Most sessions open at once (default 1000); one more is refused with HTTP 503 once idle ones are closed. */
+  maxSessions?: number;
 }
+
+export const DEFAULT_SESSION_IDLE_MS = 1_800_000;
+export const DEFAULT_MAX_SESSIONS = 1000;
 
 /** A running HTTP endpoint. */
 export interface HttpEndpoint {
@@ -45,7 +55,11 @@ export const MCP_PATH = "/mcp";
 /** Serves the gateway over Streamable HTTP (stateful sessions, one MCP server session per client). */
 export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<HttpEndpoint> {
   const host = options.host ?? "127.0.0.1";
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new SessionTable<StreamableHTTPServerTransport>({
+    idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+    max: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    close: (transport) => transport.close(),
+  });
   let port = options.port;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -56,19 +70,24 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       return reply(res, 401, "Missing or wrong bearer token (send Authorization: Bearer <token>).");
     }
     const sessionId = req.headers["mcp-session-id"];
-    const existing = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
+    const existing = typeof sessionId === "string" ? sessions.touch(sessionId) : undefined;
     if (existing) return existing.handleRequest(req, res);
     if (sessionId !== undefined) return reply(res, 404, "Unknown or expired MCP session: initialize a new one.");
     if (req.method !== "POST") return reply(res, 400, "Start a session with an initialize POST request.");
-    const transport = new StreamableHTTPServerTransport({
+    const full = await sessions.refusal();
+    if (full) {
+      res.setHeader("Retry-After", String(full.retryAfterSeconds));
+      return reply(res, 503, full.message);
+    }
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void transports.set(id, transport),
+      onsessioninitialized: (id): void => sessions.add(id, transport),
       // Loopback endpoints refuse requests whose Host is not loopback (DNS rebinding from a web page).
       ...(isLoopback(host) ? { enableDnsRebindingProtection: true, allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] } : {}),
     });
     const session = gateway.createSession();
     transport.onclose = () => {
-      if (transport.sessionId) transports.delete(transport.sessionId);
+      if (transport.sessionId) sessions.delete(transport.sessionId);
       void session.close().catch(() => undefined);
     };
     await session.connect(transport);
@@ -90,7 +109,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     url: `http://${shownHost}:${port}${MCP_PATH}`,
     port,
     close: async () => {
-      await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
+      await sessions.closeAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

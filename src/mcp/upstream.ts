@@ -2,6 +2,10 @@
  * One upstream MCP server: a client connection (stdio child process or Streamable HTTP) with its tool list kept
  * current, restarted with exponential backoff when it fails to start, crashes or stops answering, and closed (child
  * process included) on shutdown. The gateway only sees `tools`, `state` and `callTool`.
+ *
+ * Its life: `stopped` (nothing runs; the gateway may know its tools from a manifest) → `starting` → `ready` → back to
+ * `stopped` after `idleStopMs` without a call. A call to a stopped server starts it and waits; calls that arrive while
+ * it starts share that one start.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -25,26 +29,40 @@ export interface UpstreamOptions {
   pingTimeoutMs?: number;
   /** Longest restart delay (default 60 s). */
   maxRestartDelayMs?: number;
+  /** Stop a started server after this long without a call (default 0: never). */
+  idleStopMs?: number;
   /** Where to write one-line status messages (default: stderr). */
   log?: (line: string) => void;
+  /** Masks secret values in every message this upstream writes or returns (default: none). */
+  redact?: (text: string) => string;
 }
 
-export type UpstreamState = "starting" | "ready" | "restarting" | "closed";
+export type UpstreamState = "stopped" | "starting" | "ready" | "restarting" | "closed";
 
-const DEFAULTS = { callTimeoutMs: 60_000, connectTimeoutMs: 30_000, pingTimeoutMs: 5_000, restartDelayMs: 1_000, maxRestartDelayMs: 60_000 };
+const DEFAULTS = { callTimeoutMs: 60_000, connectTimeoutMs: 30_000, pingTimeoutMs: 5_000, restartDelayMs: 1_000, maxRestartDelayMs: 60_000, idleStopMs: 0 };
 const STDERR_TAIL_LINES = 5;
 const CLIENT_INFO = { name: "toolsearch-gateway", version: "0.1.0" };
 
-/** Called with the server's full tool list whenever it changes (an empty list when the server goes down). */
-export type ToolsListener = (server: string, tools: McpTool[]) => void;
+/**
+ * Called with the server's full tool list whenever the server lists it (`listed`: on every start and `list_changed`),
+ * and with an empty list when a started server goes down (`down`). An idle stop keeps the tools known: no call.
+ */
+export type ToolsListener = (server: string, tools: McpTool[], source: "listed" | "down") => void;
 
 export class Upstream {
   readonly name: string;
   readonly config: ServerConfig;
-  private readonly options: Required<Omit<UpstreamOptions, "log">> & { log: (line: string) => void };
+  private readonly options: Required<Omit<UpstreamOptions, "log" | "redact">> & { log: (line: string) => void };
+  private readonly redact: (text: string) => string;
   private readonly onTools: ToolsListener;
   private client?: Client;
-  private currentState: UpstreamState = "starting";
+  private currentState: UpstreamState = "stopped";
+  /** The start in progress, shared by every call that arrives meanwhile. */
+  private starting?: Promise<void>;
+  private idleTimer?: NodeJS.Timeout;
+  private callsInFlight = 0;
+  /** How many times a child was started (or an HTTP connection opened): tells tests and benchmarks what ran. */
+  private startCount = 0;
   private failures = 0;
   private restartTimer?: NodeJS.Timeout;
   private nextRestartAt?: number;
@@ -60,7 +78,15 @@ export class Upstream {
     this.name = name;
     this.config = config;
     this.onTools = onTools;
-    this.options = { ...DEFAULTS, ...stripUndefined(options), log: options.log ?? ((line) => process.stderr.write(`${line}\n`)) };
+    this.redact = options.redact ?? ((text) => text);
+    const write = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    const { redact: _redact, ...rest } = stripUndefined(options);
+    this.options = { ...DEFAULTS, ...rest, log: (line) => write(this.redact(line)) };
+  }
+
+  /** How many connections were opened so far (each stdio one is a child process). */
+  get starts(): number {
+    return this.startCount;
   }
 
   get state(): UpstreamState {
@@ -80,21 +106,46 @@ export class Upstream {
 
   /** A sentence on why the server is not ready, for error messages. */
   describeOutage(): string {
+    return this.redact(this.outageSentence());
+  }
+
+  private outageSentence(): string {
     const why = this.lastError ? ` (${this.lastError})` : "";
     if (this.currentState === "closed") return `upstream server "${this.name}" is shut down`;
     if (this.currentState === "starting") return `upstream server "${this.name}" is still starting${why}`;
+    if (this.currentState === "stopped") return `upstream server "${this.name}" is not running${why}`;
     const seconds = this.nextRestartAt === undefined ? undefined : Math.max(0, (this.nextRestartAt - Date.now()) / 1000);
     const wait = seconds === undefined ? "" : `; next restart attempt in ${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
     return `upstream server "${this.name}" is down${why}${wait}`;
   }
 
-  /** Connects; on failure a restart is scheduled, so this never throws. Resolves once the first attempt is over. */
-  async start(): Promise<void> {
-    await this.connect();
+  /**
+   * Starts a stopped server (connect, initialize, list tools); on failure a restart is scheduled, so this never
+   * throws. Resolves once this attempt is over. Concurrent calls share one attempt; a running server is left alone.
+   */
+  start(): Promise<void> {
+    if (this.currentState !== "stopped") return this.starting ?? Promise.resolve();
+    this.currentState = "starting";
+    this.starting = this.connect().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
   }
 
-  /** Calls a tool by its upstream name. Throws `upstream_unavailable` or `upstream_timeout`; MCP errors pass through. */
+  /** Calls a tool by its upstream name, starting a stopped server first. Throws `upstream_unavailable` or `upstream_timeout`; MCP errors pass through. */
   async callTool(tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    this.callsInFlight++;
+    clearTimeout(this.idleTimer);
+    try {
+      await this.start();
+      return await this.callStarted(tool, args);
+    } finally {
+      this.callsInFlight--;
+      this.armIdleStop();
+    }
+  }
+
+  private async callStarted(tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const client = this.client;
     if (this.currentState !== "ready" || !client) throw new ToolsearchError("upstream_unavailable", `${this.describeOutage()}. Try again later or use another tool.`);
     try {
@@ -123,10 +174,31 @@ export class Upstream {
     }
   }
 
+  /** (Re)arms the idle stop: a started server with no call in flight for `idleStopMs` is stopped. */
+  private armIdleStop(): void {
+    clearTimeout(this.idleTimer);
+    if (this.options.idleStopMs <= 0 || this.callsInFlight > 0 || this.currentState !== "ready") return;
+    this.idleTimer = setTimeout(() => void this.stop(), this.options.idleStopMs);
+    this.idleTimer.unref();
+  }
+
+  /** Stops a running server (a stdio child is terminated) but keeps its tools known; the next call starts it again. */
+  async stop(): Promise<void> {
+    if (this.currentState !== "ready" || this.callsInFlight > 0) return;
+    this.currentState = "stopped";
+    clearTimeout(this.idleTimer);
+    this.generation++;
+    const client = this.client;
+    this.client = undefined;
+    this.options.log(`toolsearch mcp: upstream "${this.name}" stopped after ${Math.round(this.options.idleStopMs / 1000)} s without a call`);
+    await client?.close().catch(() => undefined);
+  }
+
   /** Stops restarting and closes the connection (a stdio child is terminated). */
   async close(): Promise<void> {
     this.currentState = "closed";
     clearTimeout(this.restartTimer);
+    clearTimeout(this.idleTimer);
     this.generation++;
     const client = this.client;
     this.client = undefined;
@@ -138,6 +210,7 @@ export class Upstream {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     this.client = client;
     const transport = this.createTransport();
+    this.startCount++;
     client.onclose = () => {
       // Deferred, so that a failing connect reports its own error (e.g. "fetch failed") rather than this generic one.
       setImmediate(() => {
@@ -160,7 +233,8 @@ export class Upstream {
       this.lastError = undefined;
       this.nextRestartAt = undefined;
       this.options.log(`toolsearch mcp: upstream "${this.name}" ready with ${tools.length} tools`);
-      this.onTools(this.name, tools);
+      this.onTools(this.name, tools, "listed");
+      this.armIdleStop();
     } catch (error) {
       if (generation === this.generation) this.fail(client, this.withStderr(errorText(error)));
     }
@@ -224,7 +298,7 @@ export class Upstream {
       if (generation !== this.generation || this.currentState !== "ready") return;
       this.toolList = tools;
       this.options.log(`toolsearch mcp: upstream "${this.name}" tools changed (${tools.length} tools)`);
-      this.onTools(this.name, tools);
+      this.onTools(this.name, tools, "listed");
     } catch (error) {
       this.options.log(`toolsearch mcp: upstream "${this.name}" could not re-list its tools: ${errorText(error)}`);
     }
@@ -241,7 +315,7 @@ export class Upstream {
     this.lastError = reason;
     if (this.toolList.length || wasReady) {
       this.toolList = [];
-      this.onTools(this.name, []);
+      this.onTools(this.name, [], "down");
     }
     const delay = Math.min(this.options.maxRestartDelayMs, this.options.restartDelayMs * 2 ** this.failures);
     this.failures++;

@@ -62,7 +62,7 @@ describe("toolsearch mcp over Streamable HTTP", () => {
       },
     };
     writeFileSync(join(dir, "mcp.json"), JSON.stringify(config));
-    gateway = spawn(process.execPath, ["--import", "tsx", CLI, "mcp", "--config", join(dir, "mcp.json"), "--catalog", join(ROOT, "test/fixtures/mcp/catalog.json"), "--http", "0", "--token", TOKEN, "--restart-delay", "300"], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    gateway = spawn(process.execPath, ["--import", "tsx", CLI, "mcp", "--config", join(dir, "mcp.json"), "--store", join(dir, "store.sqlite"), "--catalog", join(ROOT, "test/fixtures/mcp/catalog.json"), "--http", "0", "--token", TOKEN, "--restart-delay", "300"], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     url = (await waitForLine(gateway, /listening on (\S+)/))[1];
     client = new Client({ name: "http-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));

@@ -10,16 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { childPids, CLI, eventually, foundNames, ROOT, serverScript, textOf } from "./helpers.js";
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { childPids, CLI, eventually, foundNames, isAlive, ROOT, serverScript, textOf } from "./helpers.js";
 
 describe("toolsearch mcp over stdio with real upstream servers", () => {
   const dir = mkdtempSync(join(tmpdir(), "toolsearch-mcp-"));
@@ -39,7 +30,7 @@ describe("toolsearch mcp over stdio with real upstream servers", () => {
     writeFileSync(join(dir, "mcp.json"), JSON.stringify(config));
     transport = new StdioClientTransport({
       command: process.execPath,
-      args: ["--import", "tsx", CLI, "mcp", "--config", join(dir, "mcp.json"), "--restart-delay", "1500"],
+      args: ["--import", "tsx", CLI, "mcp", "--config", join(dir, "mcp.json"), "--store", join(dir, "store.sqlite"), "--restart-delay", "1500"],
       cwd: ROOT,
       stderr: "pipe",
     });

@@ -61,3 +61,13 @@ export function childPids(pid: number, needle: string): number[] {
   }
   return out.split("\n").filter((line) => line.includes(needle)).map((line) => Number(line.trim().split(/\s+/)[0]));
 }
+
+/** Whether a process still exists (a zombie awaiting its reaping still counts for a moment). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

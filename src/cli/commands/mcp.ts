@@ -1,11 +1,16 @@
-/** `toolsearch mcp [--config FILE] [--catalog FILE] [--docs PATH] [--http PORT]`: the MCP server and gateway. */
+/**
+ * `toolsearch mcp [--config FILE] [--catalog FILE] [--docs PATH] [--http PORT]`: the MCP server and gateway, and
+ * `toolsearch mcp import --from CLIENT`, which moves a client's servers behind it (mcp-import.ts).
+ */
 import type { Command } from "commander";
 import { DEFAULT_CACHE_PATH } from "../../embeddings/cache.js";
 import { DocumentIndex } from "../../indexes/document-index.js";
 import { ToolIndex } from "../../indexes/tool-index.js";
 import { loadGatewayConfig } from "../../mcp/config.js";
 import { Gateway } from "../../mcp/gateway.js";
-import { serveHttp, serveStdio } from "../../mcp/transports.js";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, serveHttp, serveStdio } from "../../mcp/transports.js";
+import { defaultStorePath, openStore } from "../../store/open.js";
+import { registerMcpImport } from "./mcp-import.js";
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags } from "../embedder-flags.js";
 import { parseInteger, UsageError } from "../output.js";
 
@@ -19,7 +24,15 @@ interface McpFlags extends EmbedderFlags {
   exposeFound?: boolean;
   callTimeout: number;
   restartDelay: number;
+  store?: string;
+  eager?: boolean;
+  idleStop?: number;
+  sessionIdle: number;
+  maxSessions: number;
 }
+
+/** Default `--idle-stop` in seconds when servers start lazily (with `--eager`, servers are never idle-stopped unless asked). */
+const DEFAULT_IDLE_STOP_SECONDS = 600;
 
 export function registerMcp(program: Command): void {
   const command = program
@@ -33,7 +46,13 @@ export function registerMcp(program: Command): void {
     .option("--token <token>", "with --http, require Authorization: Bearer <token> (default: $TOOLSEARCH_MCP_TOKEN)")
     .option("--expose-found", "add the upstream tools that searches find to the gateway's own tool list")
     .option("--call-timeout <ms>", "most time an upstream tool call may take", parseInteger("--call-timeout", 1, 3_600_000), 60_000)
-    .option("--restart-delay <ms>", "first restart delay of a failed upstream (doubles up to 60 s)", parseInteger("--restart-delay", 1, 600_000), 1_000);
+    .option("--restart-delay <ms>", "first restart delay of a failed upstream (doubles up to 60 s)", parseInteger("--restart-delay", 1, 600_000), 1_000)
+    .option("--store <path>", "where manifests (each upstream's tools) are kept (default: $TOOLSEARCH_HOME/store.sqlite)")
+    .option("--eager", "start every upstream at launch instead of on its first call")
+    .option("--idle-stop <seconds>", `stop an upstream after this long without a call; 0 = never (default ${DEFAULT_IDLE_STOP_SECONDS}, or 0 with --eager)`, parseInteger("--idle-stop", 0, 31_536_000))
+    .option("--session-idle <seconds>", "with --http, close a session after this long without a request; 0 = never", parseInteger("--session-idle", 0, 31_536_000), DEFAULT_SESSION_IDLE_MS / 1000)
+    .option("--max-sessions <n>", "with --http, most sessions open at once (one more gets HTTP 503)", parseInteger("--max-sessions", 1, 10_000_000), DEFAULT_MAX_SESSIONS);
+  registerMcpImport(command);
   addEmbedderOptions(command)
     .action(async (flags: McpFlags) => {
       if (!flags.config && !flags.catalog && !flags.docs) throw new UsageError("mcp needs at least one of --config, --catalog or --docs");
@@ -44,15 +63,18 @@ export function registerMcp(program: Command): void {
       const embedder = embedderChosen(flags) ? await embedderFromFlags(flags) : undefined;
       const catalog = flags.catalog ? await ToolIndex.fromFile(flags.catalog, { embedder }) : new ToolIndex([], { embedder });
       const docs = flags.docs ? await DocumentIndex.fromFile(flags.docs) : undefined;
+      const manifests = config ? await openStore(flags.store ?? defaultStorePath()) : undefined;
+      const idleStopSeconds = flags.idleStop ?? (flags.eager ? 0 : DEFAULT_IDLE_STOP_SECONDS);
       const gateway = await Gateway.start({
-        config, catalog, docs,
+        config, catalog, docs, manifests,
+        eager: flags.eager,
         exposeFound: flags.exposeFound,
         waitForUpstreams: false,
-        upstream: { callTimeoutMs: flags.callTimeout, restartDelayMs: flags.restartDelay },
+        upstream: { callTimeoutMs: flags.callTimeout, restartDelayMs: flags.restartDelay, idleStopMs: idleStopSeconds * 1000 },
       });
       const stopped = onceStopped();
       if (flags.http !== undefined) {
-        const endpoint = await serveHttp(gateway, { port: flags.http, host: flags.host, token });
+        const endpoint = await serveHttp(gateway, { port: flags.http, host: flags.host, token, sessionIdleMs: flags.sessionIdle * 1000, maxSessions: flags.maxSessions });
         process.stderr.write(`toolsearch mcp: listening on ${endpoint.url}${token ? " (bearer token required)" : ""}\n`);
         await stopped;
         await endpoint.close();
@@ -60,6 +82,7 @@ export function registerMcp(program: Command): void {
         await Promise.race([serveStdio(gateway), stopped]);
       }
       await gateway.close();
+      await manifests?.close();
       await embedder?.close();
       process.stderr.write("toolsearch mcp: stopped\n");
     });
