@@ -94,7 +94,7 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
   }
   await app.register(metricsPlugin, { metrics: createMetrics(collections) });
   addDeadline(app, timeoutMs);
-  app.get("/openapi.json", { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());
+  app.get("/openapi.json", { schema: { summary: "This document (OpenAPI 3.1)" }, config: { rateLimit: false } }, async () => app.swagger());
   await app.register(healthRoutes, { collections });
   await app.register(collectionRoutes, { collections });
   await app.register(itemRoutes, { collections });
