@@ -6,12 +6,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { Embedder } from "../../src/embeddings/embedder.js";
-import type { EmbeddingProvider } from "../../src/embeddings/provider.js";
 import { buildService, type ServiceOptions } from "../../src/server/app.js";
 import { createApiKey } from "../../src/server/auth.js";
 import { Collections } from "../../src/server/collections.js";
 import { openStore } from "../../src/store/open.js";
 import type { Scope, Store } from "../../src/store/types.js";
+import { LetterProvider } from "../helpers/letter-provider.js";
+
+export { LetterProvider };
 
 export const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 export const FIXTURES = fileURLToPath(new URL("../fixtures/", import.meta.url));
@@ -31,21 +33,6 @@ export function helpCenter(): Array<Record<string, unknown>> {
 
 export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "toolsearch-serve-"));
-}
-
-/** A deterministic embedding provider (letter counts): semantic routes work without loading a model. */
-export class LetterProvider implements EmbeddingProvider {
-  readonly id = "test-letters";
-  readonly dimensions = 26;
-  texts = 0;
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    this.texts += texts.length;
-    return texts.map((text) => {
-      const v = new Float32Array(26).fill(0.01);
-      for (const ch of text.toLowerCase()) if (ch >= "a" && ch <= "z") v[ch.charCodeAt(0) - 97] += 1;
-      return v;
-    });
-  }
 }
 
 export interface TestService {
