@@ -288,3 +288,17 @@ test("the log has requests but never a key or a body", async () => {
     await s.close();
   }
 });
+
+test("--no-auth serves loopback Host names only (DNS rebinding from a web page is refused)", async () => {
+  const s = await makeService({ noAuth: true });
+  try {
+    for (const host of ["localhost:8080", "127.0.0.1:9", "[::1]:8080"]) {
+      assert.equal((await s.app.inject({ method: "GET", url: "/v1/collections", headers: { host } })).statusCode, 200, host);
+    }
+    const rebound = await s.app.inject({ method: "GET", url: "/v1/collections", headers: { host: "evil.example:8080" } });
+    assert.equal(rebound.statusCode, 403);
+    assert.equal(JSON.parse(rebound.body).error.code, "forbidden");
+  } finally {
+    await s.close();
+  }
+});

@@ -6,6 +6,7 @@
 import type { Command } from "commander";
 import { Embedder } from "../../embeddings/embedder.js";
 import { EMBEDDER_NAMES, providerFromSpec } from "../../embeddings/from-spec.js";
+import { isLoopbackName } from "../../server/auth.js";
 import { buildService, DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS } from "../../server/app.js";
 import { Collections } from "../../server/collections.js";
 import { seedCollections } from "../../server/seed.js";
@@ -32,11 +33,6 @@ interface ServeFlags {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-/** Loopback hosts: the only ones `--no-auth` may bind. */
-export function isLoopbackHost(host: string): boolean {
-  return host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 export function registerServe(program: Command): void {
   program
     .command("serve")
@@ -59,7 +55,7 @@ export function registerServe(program: Command): void {
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
-  if (!flags.auth && !isLoopbackHost(flags.host)) {
+  if (!flags.auth && !isLoopbackName(flags.host)) {
     throw new UsageError(
       `--no-auth is refused on --host ${flags.host}: without keys anyone who can reach that address could read and change every collection. ` +
         "Bind a loopback address (127.0.0.1, ::1, localhost), or keep auth on and create a key with toolsearch keys create.",
@@ -84,7 +80,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       rateLimit: flags.rateLimit === 0 ? false : { max: flags.rateLimit, windowMs: 60_000 },
       requestTimeoutMs: flags.requestTimeout,
       logger: flags.log === "silent" ? false : { level: flags.log, stream: process.stderr },
-      loopbackOnly: isLoopbackHost(flags.host),
+      loopbackOnly: isLoopbackName(flags.host),
     });
     const stopped = onceStopped();
     const address = await app.listen({ port: flags.port, host: flags.host });
