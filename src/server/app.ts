@@ -17,6 +17,7 @@ import { ToolsearchError } from "../errors.js";
 import { authPlugin } from "./auth.js";
 import type { Collections } from "./collections.js";
 import { errorsPlugin } from "./errors.js";
+import { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS } from "./limits.js";
 import { createMetrics, metricsPlugin } from "./metrics.js";
 import { consolePlaceholder } from "./plugins/console.js";
 import { batchRoutes } from "./routes/batch.js";
@@ -54,9 +55,7 @@ export interface ServiceOptions {
   consolePlugin?: (app: FastifyInstance) => Promise<void>;
 }
 
-export const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
-export const DEFAULT_RATE_LIMIT = { max: 6000, windowMs: 60_000 };
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS };
 
 export async function buildService(options: ServiceOptions): Promise<FastifyInstance> {
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;

@@ -67,7 +67,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     schema: { summary: "MCP Streamable HTTP endpoint of one collection (JSON-RPC; see the MCP specification)", security: bearer, params: collectionParams },
     handler: async (request, reply) => {
       const name = request.params.c;
-      collections.get(name);
+      await collections.resolve(name);
       if (request.method === "POST" && callsUpstream(request.body)) requireScope(request, "call", name);
       const keyId = request.apiKey!.id;
       const sessionId = request.headers["mcp-session-id"];

@@ -21,7 +21,7 @@ export async function searchRoutes(app: FastifyInstance, { collections }: { coll
     config: { scope: "read", deadline: true },
     schema: { summary: "Search a collection", security: bearer, params: collectionParams, body: searchBody, response: withErrors({ 200: searchAnswer }) },
   }, async (request) => {
-    const collection = collections.get(request.params.c);
+    const collection = await collections.resolve(request.params.c);
     const { query, limit } = request.body;
     const engine = request.body.engine ?? "bm25";
     const timer = app.metrics.searchSeconds.startTimer({ engine, kind: collection.kind });
@@ -44,7 +44,7 @@ export async function searchRoutes(app: FastifyInstance, { collections }: { coll
     schema: { summary: "Tool design report of a tool collection", security: bearer, params: collectionParams, response: withErrors({ 200: anyObject }) },
   }, async (request) => {
     const name = request.params.c;
-    const collection = collections.get(name);
+    const collection = await collections.resolve(name);
     if (collection.kind === "docs") throw new ToolsearchError("conflict", `Collection ${JSON.stringify(name)} holds documents; lint reviews tool collections.`);
     if (collection.kind === "mcp") return lintTools(collection.tools!.list().map((t) => t.definition));
     const items = await collections.store.listItems(name);
