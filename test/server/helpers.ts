@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { Embedder } from "../../src/embeddings/embedder.js";
+import type { EmbeddingProvider } from "../../src/embeddings/provider.js";
 import { buildService, type ServiceOptions } from "../../src/server/app.js";
 import { createApiKey } from "../../src/server/auth.js";
 import { Collections } from "../../src/server/collections.js";
@@ -47,9 +48,9 @@ export interface TestService {
 }
 
 /** An app over a fresh store, with one key per scope; `close` removes everything. */
-export async function makeService(options: Partial<ServiceOptions> = {}, dir = tempDir()): Promise<TestService> {
+export async function makeService(options: Partial<ServiceOptions> = {}, dir = tempDir(), provider: EmbeddingProvider = new LetterProvider()): Promise<TestService> {
   const store = await openStore(join(dir, "store.sqlite"));
-  const collections = new Collections(store, { embedder: new Embedder(new LetterProvider(), { cache: store }), log: () => {} });
+  const collections = new Collections(store, { embedder: new Embedder(provider, { cache: store }), log: () => {} });
   await collections.start();
   const app = await buildService({ collections, logger: false, ...options });
   const keys = {} as Record<Scope, string>;

@@ -302,3 +302,19 @@ test("--no-auth serves loopback Host names only (DNS rebinding from a web page i
     await s.close();
   }
 });
+
+test("a semantic search that outlives the request timeout answers 503 request_timeout", async () => {
+  const stuck = { id: "stuck", dimensions: 4, embed: () => new Promise<Float32Array[]>(() => {}) };
+  const s = await makeService({ requestTimeoutMs: 300 }, undefined, stuck);
+  try {
+    await s.store.putCollection("w", "tools", {}, weatherTools().slice(0, 2).map((t) => ({ key: String(t.name), body: t })));
+    await s.collections.sync();
+    const response = await s.app.inject({ method: "POST", url: "/v1/collections/w/search", headers: s.auth(s.keys.read), payload: { query: "rain", engine: "semantic" } });
+    assert.equal(response.statusCode, 503);
+    assert.equal(JSON.parse(response.body).error.code, "request_timeout");
+    const bm25 = await s.app.inject({ method: "POST", url: "/v1/collections/w/search", headers: s.auth(s.keys.read), payload: { query: "weather" } });
+    assert.equal(bm25.statusCode, 200, "the lexical engines are unaffected");
+  } finally {
+    await s.close();
+  }
+});

@@ -62,11 +62,14 @@ async function serve(flags: ServeFlags): Promise<void> {
   }
   if (!["trace", "debug", "info", "warn", "error", "fatal", "silent"].includes(flags.log)) throw new UsageError(`--log takes trace, debug, info, warn, error or silent (got ${JSON.stringify(flags.log)})`);
   // The server's modules (fastify and its plugins) load only for this command, so other commands start faster.
-  const [{ buildService }, { Collections }, { seedCollections }] = await Promise.all([
+  const [{ pino }, { buildService }, { Collections }, { seedCollections }] = await Promise.all([
+    import("pino"),
     import("../../server/app.js"),
     import("../../server/collections.js"),
     import("../../server/seed.js"),
   ]);
+  // Buffered, asynchronous writes to stderr: a synchronous write per log line would cost every request a syscall.
+  const logDestination = pino.destination({ dest: 2, sync: false });
   const store = await openStore(flags.store ?? defaultStorePath());
   const provider = await providerFromSpec(flags.embedder, {
     baseUrl: flags.embeddingUrl,
@@ -84,7 +87,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       maxBodyBytes: flags.maxBody,
       rateLimit: flags.rateLimit === 0 ? false : { max: flags.rateLimit, windowMs: 60_000 },
       requestTimeoutMs: flags.requestTimeout,
-      logger: flags.log === "silent" ? false : { level: flags.log, stream: process.stderr },
+      logger: flags.log === "silent" ? false : { level: flags.log, stream: logDestination },
       loopbackOnly: isLoopbackName(flags.host),
     });
     const stopped = onceStopped();
@@ -100,6 +103,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     await collections.close();
     await embedder.close();
     await store.close();
+    logDestination.flushSync();
   }
   note("stopped");
 }
