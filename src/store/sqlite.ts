@@ -331,13 +331,15 @@ export class SqliteStore implements Store {
 
   async getMany(provider: string, hashes: string[], dimensions: number): Promise<Map<string, Float32Array>> {
     const found = new Map<string, Float32Array>();
-    if (hashes.length === 0) return found;
+    const unique = [...new Set(hashes)];
     this.guard(() => {
-      const select = this.sql("SELECT vector FROM vectors WHERE provider = ? AND hash = ?").pluck();
-      for (const hash of new Set(hashes)) {
-        const blob = select.get(provider, hash) as Buffer | undefined;
+      // Chunks of one fixed size (the last padded with a repeated hash), so that one compiled statement serves all.
+      for (let start = 0; start < unique.length; start += VECTOR_CHUNK) {
+        const chunk = unique.slice(start, start + VECTOR_CHUNK);
+        while (chunk.length < VECTOR_CHUNK) chunk.push(chunk[0]);
+        const rows = this.sql(VECTOR_SELECT).all(provider, ...chunk) as Array<{ hash: string; vector: Buffer }>;
         // A vector of another size (a provider that changed its output under the same id) counts as a miss.
-        if (blob && blob.byteLength === dimensions * 4) found.set(hash, toVector(blob));
+        for (const row of rows) if (row.vector.byteLength === dimensions * 4) found.set(row.hash, toVector(row.vector));
       }
     });
     return found;
@@ -450,6 +452,10 @@ export class SqliteStore implements Store {
     if (!this.sql("SELECT 1 FROM collections WHERE name = ?").get(name)) throw unknownCollection(name);
   }
 }
+
+/** Hashes looked up per query when reading vectors. */
+const VECTOR_CHUNK = 500;
+const VECTOR_SELECT = `SELECT hash, vector FROM vectors WHERE provider = ? AND hash IN (${Array(VECTOR_CHUNK).fill("?").join(", ")})`;
 
 const COLLECTION_SELECT = "SELECT c.*, (SELECT count(*) FROM items i WHERE i.collection = c.name) AS size FROM collections c";
 
