@@ -53,3 +53,7 @@ export { providerFromSpec } from "./embeddings/from-spec.js";
 export { toolEmbeddingText, documentEmbeddingText, type ToolTextRecipe } from "./embeddings/texts.js";
 export { VectorIndex, type VectorIndexOptions } from "./engines/vector.js";
 export { fuse, DEFAULT_FUSION, type FusionOptions, type FusionInput } from "./engines/fusion.js";
+export { SqliteStore, type SqliteStoreOptions } from "./store/sqlite.js";
+export { openStore, defaultStorePath, toolsearchHome } from "./store/open.js";
+export type { Store, VectorStore, CollectionKind, CollectionRecord, ItemRecord, ItemInput, Change, WriteOptions, ApiKeyRecord, ManifestRecord, Scope } from "./store/types.js";
+export { type VectorCache } from "./embeddings/embedder.js";
