@@ -64,3 +64,7 @@ export { NameRegistry } from "./openapi/names.js";
 export { configHash } from "./mcp/config.js";
 export { GATEWAY_OWNER, type ManifestStore } from "./mcp/manifests.js";
 export { CLIENTS as MCP_CLIENTS, importClientConfig, registrationEntry, type ImportResult } from "./mcp/import.js";
+export { SqliteStore, type SqliteStoreOptions } from "./store/sqlite.js";
+export { openStore, defaultStorePath, toolsearchHome } from "./store/open.js";
+export type { Store, VectorStore, CollectionKind, CollectionRecord, ItemRecord, ItemInput, Change, WriteOptions, ApiKeyRecord, ManifestRecord, Scope } from "./store/types.js";
+export { type VectorCache } from "./embeddings/embedder.js";

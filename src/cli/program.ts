@@ -8,6 +8,8 @@ import { registerImport } from "./commands/import.js";
 import { registerLint } from "./commands/lint.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerSearch } from "./commands/search.js";
+import { registerKeys } from "./commands/keys.js";
+import { registerServe } from "./commands/serve.js";
 import { EXIT, reportError, UsageError } from "./output.js";
 
 /** Builds the program with every command registered. */
@@ -25,6 +27,8 @@ export function buildProgram(): Command {
   registerDocs(program);
   registerMcp(program);
   registerImport(program);
+  registerServe(program);
+  registerKeys(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

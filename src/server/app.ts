@@ -1,0 +1,119 @@
+/**
+ * The service as a fastify app: one plugin per concern (errors, auth, rate limits, metrics, OpenAPI) and one route
+ * file per resource. The app adapts the store and the indexes to HTTP and owns no search logic. `buildService`
+ * returns it ready for `inject` (tests) or `listen` (the `serve` command).
+ *
+ * @example
+ * const store = await openStore("store.sqlite");
+ * const collections = new Collections(store, { embedder });
+ * await collections.start();
+ * const app = await buildService({ collections });
+ * await app.listen({ port: 8080, host: "127.0.0.1" });
+ */
+import rateLimit from "@fastify/rate-limit";
+import swagger from "@fastify/swagger";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
+import { ToolsearchError } from "../errors.js";
+import { authPlugin } from "./auth.js";
+import type { Collections } from "./collections.js";
+import { errorsPlugin } from "./errors.js";
+import { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS } from "./limits.js";
+import { createMetrics, metricsPlugin } from "./metrics.js";
+import { consolePlaceholder } from "./plugins/console.js";
+import { batchRoutes } from "./routes/batch.js";
+import { collectionRoutes } from "./routes/collections.js";
+import { healthRoutes } from "./routes/health.js";
+import { itemRoutes } from "./routes/items.js";
+import { mcpRoutes } from "./routes/mcp.js";
+import { searchRoutes } from "./routes/search.js";
+
+/** Options of the service; every limit has a production default. */
+export interface ServiceOptions {
+  collections: Collections;
+  /** `--no-auth`: no keys needed (the caller allows it on loopback only). Default false. */
+  noAuth?: boolean;
+  /** Largest request body, in bytes (default 16 MB); larger ones get 413. */
+  maxBodyBytes?: number;
+  /** Requests per key (per client address without a key) per window; `false` turns limiting off. */
+  rateLimit?: { max: number; windowMs: number } | false;
+  /** Most time to receive a request, and to answer a search or lint (default 30 s). */
+  requestTimeoutMs?: number;
+  /** fastify's logger (pino options), or false. Keys and bodies are never logged. */
+  logger?: boolean | Record<string, unknown>;
+  /** MCP sessions: most open, and idle time before one is closed. */
+  mcp?: { maxSessions?: number; sessionIdleMs?: number };
+  /** Bound to a loopback address: `/mcp/{c}` then refuses non-loopback Host headers. */
+  loopbackOnly?: boolean;
+  /** The page at `/` (default: a placeholder until the console exists). */
+  consolePlugin?: (app: FastifyInstance) => Promise<void>;
+}
+
+export { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS };
+
+export async function buildService(options: ServiceOptions): Promise<FastifyInstance> {
+  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const app = Fastify({
+    bodyLimit: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    requestTimeout: timeoutMs,
+    logger: loggerOptions(options.logger),
+    logController: new OneLinePerRequest(),
+    // Unknown body fields are refused (a typo such as "engnie" must not pass silently as the default).
+    ajv: { customOptions: { removeAdditional: false } },
+  });
+  const { collections } = options;
+  await app.register(errorsPlugin);
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "toolsearch", version: "0.1.0", description: "Tool and knowledge search for LLM agents (SPEC §9)." },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(authPlugin, { store: collections.store, disabled: options.noAuth });
+  if (options.rateLimit !== false) {
+    const limit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+    await app.register(rateLimit, {
+      max: limit.max,
+      timeWindow: limit.windowMs,
+      // After auth, so that the limit is per key; requests without a key never get this far on protected routes.
+      hook: "preHandler",
+      keyGenerator: (request) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`),
+      errorResponseBuilder: (_request, context) =>
+        new ToolsearchError("rate_limited", `Rate limit of ${context.max} requests per ${context.after} reached for this key; retry later.`, {
+          details: { limit: context.max, retry_after_s: Math.ceil(context.ttl / 1000) },
+        }),
+    });
+  }
+  await app.register(metricsPlugin, { metrics: createMetrics(collections) });
+  app.get("/openapi.json", { schema: { summary: "This document (OpenAPI 3.1)" }, config: { rateLimit: false } }, async () => app.swagger());
+  await app.register(healthRoutes, { collections });
+  await app.register(collectionRoutes, { collections });
+  await app.register(itemRoutes, { collections });
+  await app.register(batchRoutes, { collections });
+  await app.register(searchRoutes, { collections, timeoutMs });
+  await app.register(mcpRoutes, { collections, ...options.mcp, loopbackOnly: options.loopbackOnly });
+  await app.register(options.consolePlugin ?? consolePlaceholder);
+  return app;
+}
+
+/**
+ * One log line per answered request (method, URL, status, time), instead of fastify's two (received, completed):
+ * logging is a measurable part of a search's cost. Nothing from headers or bodies is logged.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 };
+    if (error) request.log.error({ ...line, err: error }, "failed");
+    else request.log.info(line, "answered");
+  }
+}
+
+/** Pino options: structured lines on stderr, with the Authorization header redacted should anything log it. */
+function loggerOptions(logger: ServiceOptions["logger"]): boolean | Record<string, unknown> {
+  if (logger === false || logger === undefined) return false;
+  const base = { level: "info", redact: ["req.headers.authorization", "headers.authorization"] };
+  return logger === true ? { ...base, stream: process.stderr } : { ...base, ...logger };
+}
