@@ -4,6 +4,7 @@ import { EmbeddingCache } from "../../src/embeddings/cache.js";
 import { Embedder } from "../../src/embeddings/embedder.js";
 import type { ToolsearchError } from "../../src/errors.js";
 import type { Explanation } from "../../src/indexes/explain.js";
+import { DocumentIndex } from "../../src/indexes/document-index.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { FIXTURE_TOOLS, useLite } from "../embeddings/helpers.js";
 import { fixture } from "../helpers/files.js";
@@ -137,4 +138,39 @@ describe("explain with semantic and hybrid", async () => {
       assert.ok(close(why.parts![1].raw, why.semantic!.similarity));
     });
   }
+});
+
+describe("DocumentIndex.explain", async () => {
+  const docs = await DocumentIndex.fromFile(fixture("documents", "help-center.jsonl"), { passages: { maxChars: 80 } });
+  const decayed = await DocumentIndex.fromFile(fixture("documents", "help-center.jsonl"), { scoring: { decay: 0.5, passages: 3 }, passages: { maxChars: 80 } });
+
+  for (const [index, label] of [[docs, "best passage"], [decayed, "decayed passages"]] as const) {
+    for (const [query, id] of [["How do I get a refund?", "kb-refunds"], ["live session recordings", "kb-live-sessions"], ["certificate download", "kb-certificates"]]) {
+      it(`${label}: terms add up to the document's score: ${JSON.stringify(query)} → ${id}`, async () => {
+        const why = await index.explain(query, id);
+        const hits = await index.search(query, { limit: 50 });
+        const at = hits.findIndex((h) => h.id === id);
+        assert.equal(why.rank, at + 1);
+        assert.ok(close(why.score, hits[at].score), `${why.score} vs ${hits[at].score}`);
+        assert.ok(close(sum(why.terms), why.score), `terms ${sum(why.terms)} vs ${why.score}`);
+        assert.ok(why.passages!.length >= 1);
+        assert.ok(why.terms!.every((t) => ["title", "body"].includes(t.field) && t.passage !== undefined));
+      });
+    }
+  }
+
+  it("refuses an unknown document and an engine documents do not have", async () => {
+    await assert.rejects(docs.explain("refund", "kb-refund"), (e: ToolsearchError) => e.code === "unknown_document" && /kb-refunds/.test(e.message));
+    await assert.rejects(docs.explain("refund", "kb-refunds", { engine: "regex" as "bm25" }), (e: ToolsearchError) => e.code === "unknown_engine");
+  });
+
+  it("hybrid: the parts add up to the document's score", async () => {
+    const index = await DocumentIndex.fromFile(fixture("documents", "help-center.jsonl"), { embedder: new Embedder(useLite, { cache: new EmbeddingCache({ path: ":memory:" }) }) });
+    const why = await index.explain("money back for a course", "kb-refunds", { engine: "hybrid" });
+    const hits = await index.search("money back for a course", { engine: "hybrid", limit: 5 });
+    assert.equal(why.rank, hits.findIndex((h) => h.id === "kb-refunds") + 1);
+    assert.ok(close(sum(why.parts), why.score));
+    assert.ok(close(why.score, hits[why.rank! - 1].score));
+    assert.ok(why.semantic!.similarity > 0);
+  });
 });
