@@ -53,3 +53,5 @@ export { providerFromSpec } from "./embeddings/from-spec.js";
 export { toolEmbeddingText, documentEmbeddingText, type ToolTextRecipe } from "./embeddings/texts.js";
 export { VectorIndex, type VectorIndexOptions } from "./engines/vector.js";
 export { fuse, DEFAULT_FUSION, type FusionOptions, type FusionInput } from "./engines/fusion.js";
+export type { Explanation, ExplainOptions, ExplainedTerm, ExplainedField, ExplainedPart, ExplainedSimilarity, Outranking } from "./indexes/explain.js";
+export { fuseParts, type FusedHit } from "./engines/fusion.js";

@@ -7,6 +7,7 @@ import { registerEval } from "./commands/eval.js";
 import { registerLint } from "./commands/lint.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerSearch } from "./commands/search.js";
+import { registerExplain } from "./commands/explain.js";
 import { EXIT, reportError, UsageError } from "./output.js";
 
 /** Builds the program with every command registered. */
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerContext(program);
   registerDocs(program);
   registerMcp(program);
+  registerExplain(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
