@@ -61,6 +61,8 @@ export const ErrorCodes = {
   not_ready: "not_ready",
   /** The store (database) cannot be reached or failed; nothing was changed. */
   store_unavailable: "store_unavailable",
+  /** An output file (e.g. `eval --report`) could not be written. */
+  file_unwritable: "file_unwritable",
   /** The service did not finish a read (search, lint) within its request timeout; retrying may succeed. */
   request_timeout: "request_timeout",
   /** A fault of the service itself (a bug): the request may be retried; the logs say more. */

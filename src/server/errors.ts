@@ -39,6 +39,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   store_unavailable: 503,
   request_timeout: 503,
   internal_error: 500,
+  file_unwritable: 500,
 };
 
 /** The body of every error answer. */

@@ -19,5 +19,6 @@ export const docsSearchers: SearcherFactory = async (engines, flags) => {
   for (const engine of engines as DocumentEngine[]) {
     searchers[engine] = async (q) => (await index.search(q, { engine, limit: 10 })).map((h) => h.id);
   }
-  return { known: (id) => index.get(id) !== undefined, searchers };
+  const explain = (engine: string, q: string, id: string) => index.explain(q, id, { engine: engine as DocumentEngine });
+  return { known: (id) => index.get(id) !== undefined, searchers, explain };
 };
