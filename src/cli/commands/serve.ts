@@ -119,10 +119,16 @@ function note(line: string): void {
   process.stderr.write(`toolsearch serve: ${line}\n`);
 }
 
-/** Resolves on the first SIGINT or SIGTERM. */
+/** Resolves on the first SIGINT or SIGTERM; later ones are noted, not fatal, so shutdown stays graceful. */
 function onceStopped(): Promise<void> {
   return new Promise((resolve) => {
-    process.once("SIGINT", () => resolve());
-    process.once("SIGTERM", () => resolve());
+    let stopping = false;
+    const onSignal = (signal: string) => {
+      if (stopping) return note(`${signal} again: already stopping (send SIGKILL to stop at once)`);
+      stopping = true;
+      resolve();
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
   });
 }
