@@ -98,6 +98,7 @@ function consoleHtml(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>toolsearch console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/styles.css">
 <script type="module" src="/console/app.js"></script>
 </head>

@@ -18,7 +18,8 @@ import { authPlugin } from "./auth.js";
 import type { Collections } from "./collections.js";
 import { errorsPlugin } from "./errors.js";
 import { createMetrics, metricsPlugin } from "./metrics.js";
-import { consolePlaceholder } from "./plugins/console.js";
+import { webConsole } from "./plugins/web-console.js";
+import { explainEvalRoutes } from "./routes/explain-eval.js";
 import { batchRoutes } from "./routes/batch.js";
 import { collectionRoutes } from "./routes/collections.js";
 import { healthRoutes } from "./routes/health.js";
@@ -101,7 +102,8 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
   await app.register(batchRoutes, { collections });
   await app.register(searchRoutes, { collections });
   await app.register(mcpRoutes, { collections, ...options.mcp, loopbackOnly: options.loopbackOnly });
-  await app.register(options.consolePlugin ?? consolePlaceholder);
+  await app.register(explainEvalRoutes, { collections });
+  await app.register(options.consolePlugin ?? webConsole);
   return app;
 }
 

@@ -25,16 +25,23 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
 }
 
-/** Collects every request a page makes that is not to one of the allowed URL prefixes, and console errors. */
-export function watchPage(page: Page, allowed: string[]): { outside: string[]; errors: string[] } {
-  const seen = { outside: [] as string[], errors: [] as string[] };
+/**
+ * Collects every request a page makes that is not to one of the allowed URL prefixes, script errors, and answers
+ * of 400 and above (`failed`: "status url"; a test decides which it expects, such as the 401 before a key).
+ */
+export function watchPage(page: Page, allowed: string[]): { outside: string[]; errors: string[]; failed: string[] } {
+  const seen = { outside: [] as string[], errors: [] as string[], failed: [] as string[] };
+  page.on("response", (response) => {
+    if (response.status() >= 400) seen.failed.push(`${response.status()} ${response.url()}`);
+  });
   page.on("request", (request) => {
     const url = request.url();
     if (!allowed.some((prefix) => url.startsWith(prefix))) seen.outside.push(url);
   });
   page.on("pageerror", (error) => seen.errors.push(error.message));
   page.on("console", (message) => {
-    if (message.type() === "error") seen.errors.push(message.text());
+    // Failed loads are reported above, with their URL; the console's copy of them says less.
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) seen.errors.push(message.text());
   });
   return seen;
 }

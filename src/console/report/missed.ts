@@ -10,7 +10,13 @@ import { renderExplanation } from "./explanation.js";
 const PAGE_SIZE = 25;
 const SHOWN_RESULTS = 5;
 
-export function drawMissedTable(container: HTMLElement, data: ReportData): void {
+/** How the table links: by URL fragment (the standalone report), or by buttons only (inside the console's router). */
+export interface MissedTableOptions {
+  hashLinks?: boolean;
+}
+
+export function drawMissedTable(container: HTMLElement, data: ReportData, options: MissedTableOptions = {}): void {
+  const hashLinks = options.hashLinks ?? true;
   const state = { engine: "", text: "", page: 0, open: new Set<string>() };
   const engineSelect = h("select", { id: "missed-engine", name: "missed-engine" },
     h("option", { value: "" }, "any engine"), data.engines.map((e) => h("option", { value: e }, e)));
@@ -55,6 +61,15 @@ export function drawMissedTable(container: HTMLElement, data: ReportData): void 
     render();
   };
 
+  const whyLink = (m: MissedQuery, engine: string): HTMLElement => {
+    const key = `${m.id}-${engine}`;
+    if (hashLinks) return h("a", { href: `#why-${key}`, class: "why" }, "why?");
+    return h("button", { type: "button", class: "why", "aria-expanded": String(state.open.has(key)), onclick: () => {
+      if (!state.open.delete(key)) state.open.add(key);
+      render();
+    } }, "why?");
+  };
+
   const queryRows = (m: MissedQuery): HTMLElement[] => {
     const relevant = new Set(m.relevant);
     const row = h("tr", { id: `q-${m.id}`, "data-query": m.id },
@@ -66,7 +81,7 @@ export function drawMissedTable(container: HTMLElement, data: ReportData): void 
         return h("td", { "data-engine": e, class: missedHere ? "miss" : "hit" },
           missedHere ? null : h("div", { class: "ok" }, "✓ all expected in top 10"),
           results.length ? h("ol", {}, results.map((r) => h("li", { class: relevant.has(r) ? "relevant" : "" }, h("code", {}, name(r))))) : h("div", { class: "muted" }, "nothing returned"),
-          missedHere && m.explanations?.[e] ? h("a", { href: `#why-${m.id}-${e}`, class: "why" }, "why?") : null);
+          missedHere && m.explanations?.[e] ? whyLink(m, e) : null);
       }));
     const out = [row];
     for (const e of m.missed) {
@@ -74,7 +89,7 @@ export function drawMissedTable(container: HTMLElement, data: ReportData): void 
       if (!state.open.has(key) || !m.explanations?.[e]) continue;
       out.push(h("tr", { id: `why-${key}`, class: "details" },
         h("td", { colspan: 2 + data.engines.length },
-          h("p", {}, h("strong", {}, `Why ${e} missed it`), " ", h("a", { href: `#q-${m.id}` }, "(back)")),
+          h("p", {}, h("strong", {}, `Why ${e} missed it`), " ", hashLinks ? h("a", { href: `#q-${m.id}` }, "(back)") : null),
           m.explanations[e].map((why) => renderExplanation(why, m.query)))));
     }
     return out;
@@ -114,7 +129,9 @@ export function drawMissedTable(container: HTMLElement, data: ReportData): void 
     render();
     document.getElementById(hash)?.scrollIntoView({ block: "start" });
   };
-  window.addEventListener("hashchange", follow);
   render();
-  follow();
+  if (hashLinks) {
+    window.addEventListener("hashchange", follow);
+    follow();
+  }
 }
