@@ -84,7 +84,7 @@ function askForKey(reason: string): void {
   const form = h("form", { class: "key" },
     h("h1", {}, "API key"),
     h("p", {}, "This service needs a key (", h("code", {}, "toolsearch keys create --scope read"), "). It is kept in this tab's session storage only."),
-    session.key() ? h("p", { class: "error", role: "alert" }, reason) : null,
+    session.key() ? h("p", { class: "error-box", role: "alert" }, reason) : null,
     h("label", { for: "api-key" }, "Key "), input, " ", h("button", { type: "submit" }, "Use key"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();

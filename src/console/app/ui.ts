@@ -19,7 +19,7 @@ export type Page = (context: PageContext) => (() => void) | undefined;
 /** An error as the service words it: code and message. */
 export function errorBox(error: unknown): HTMLElement {
   const e = error instanceof ApiError ? error : new ApiError(0, "error", String((error as Error)?.message ?? error));
-  return h("div", { class: "error", role: "alert" }, h("strong", {}, e.code), ": ", e.message);
+  return h("div", { class: "error-box", role: "alert" }, h("strong", {}, e.code), ": ", e.message);
 }
 
 /** Calls `fn` once input has paused for `ms`. */
