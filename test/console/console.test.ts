@@ -119,10 +119,17 @@ describe("web console in Chromium", { skip: noBrowser }, () => {
       { id: "q4", query: "what time is it in Tokyo", relevant: ["get_timezone"] },
     ].map((q) => JSON.stringify(q)).join("\n"));
     const { page, seen } = await newPage(openUrl);
+    const scripts: string[] = [];
+    page.on("request", (request) => {
+      if (request.resourceType() === "script") scripts.push(request.url());
+    });
     await page.goto(`${openUrl}/#/c/weather/eval`);
+    await page.getByLabel("Labelled queries").waitFor();
+    const beforeRun = scripts.length;
     await page.getByLabel("Labelled queries").setInputFiles(queries);
     await page.getByRole("button", { name: "Run eval" }).click();
     await page.locator("table.metrics tbody tr").first().waitFor();
+    assert.ok(scripts.length > beforeRun, "the charts' code loads only when an eval runs, not with the first page");
     assert.equal(await page.locator("table.metrics tbody tr").count(), 4);
     for (const chart of ["metrics", "recall", "latency"]) {
       const inked = await page.locator(`figure[data-chart="${chart}"] canvas`).evaluate((canvas: HTMLCanvasElement) => {
