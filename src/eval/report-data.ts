@@ -21,7 +21,10 @@ export interface ReportOptions {
   source?: Record<string, string>;
   /** Explains expected items an engine missed; without it the report has no explanations. */
   explain?: Explainer;
-  /** Explanations per engine at most (default 5,000), so that a huge run stays a file a browser opens quickly. */
+  /**
+   * Explanations per engine at most (default 20,000: every miss of MetaTool's 20,614 queries), so that a huge run
+   * stays a file a browser opens quickly.
+   */
   maxExplanations?: number;
   /** Called after each explanation, for a progress bar. */
   onExplained?: (done: number, total: number) => void;
@@ -41,7 +44,7 @@ export interface MissedQuery {
   id: string;
   query: string;
   relevant: number[];
-  /** Each engine's top 10. */
+  /** Each engine's top 5 (what it returned instead). */
   results: Record<string, number[]>;
   /** The engines that missed it. */
   missed: string[];
@@ -71,13 +74,16 @@ const LATENCY_BINS = 30;
 const EXPLAINED_PER_QUERY = 3;
 const OUTRANKED_KEPT = 5;
 const SPANS_KEPT = 3;
+const RESULTS_KEPT = 5;
+/** Significant digits kept of scores in the report: the page shows three decimals. */
+const DIGITS = 6;
 
 /** Builds the report's data from an eval run; explanations are computed after the timed runs, never during them. */
 export async function buildReportData(queries: LabelledQuery[], report: EvalReport, runs: Record<string, EngineRun>, options: ReportOptions = {}): Promise<ReportData> {
   const engines = Object.keys(report.engines);
   const names = new NameTable();
-  const missed = missedQueries(queries, engines, runs, names);
-  const unexplained = options.explain ? await addExplanations(missed, names, options) : 0;
+  const { missed, at } = missedQueries(queries, engines, runs, names);
+  const unexplained = options.explain ? await addExplanations(missed, (m, e) => runs[e].ranked[at[m]], names, options) : 0;
   return {
     title: options.title ?? "toolsearch eval report",
     created: new Date().toISOString(),
@@ -103,30 +109,38 @@ class NameTable {
   }
 }
 
-function missedQueries(queries: LabelledQuery[], engines: string[], runs: Record<string, EngineRun>, names: NameTable): MissedQuery[] {
+/** The missed queries, and for each its position in `queries`. */
+function missedQueries(queries: LabelledQuery[], engines: string[], runs: Record<string, EngineRun>, names: NameTable): { missed: MissedQuery[]; at: number[] } {
   const out: MissedQuery[] = [];
+  const at: number[] = [];
   queries.forEach((q, i) => {
     const relevant = new Set(q.relevant);
     const missedBy = engines.filter((e) => recallAt(MAX_K, runs[e].ranked[i], relevant) < 1);
     if (missedBy.length === 0) return;
+    at.push(i);
     out.push({
       id: q.id,
       query: q.query,
       relevant: q.relevant.map((r) => names.of(r)),
-      results: Object.fromEntries(engines.map((e) => [e, runs[e].ranked[i].map((r) => names.of(r))])),
+      results: Object.fromEntries(engines.map((e) => [e, runs[e].ranked[i].slice(0, RESULTS_KEPT).map((r) => names.of(r))])),
       missed: missedBy,
     });
   });
-  return out;
+  return { missed: out, at };
 }
 
 /** Explains missed expected items, up to the per-engine cap; returns how many (query, engine) pairs were left out. */
-async function addExplanations(missed: MissedQuery[], names: NameTable, options: ReportOptions): Promise<number> {
-  const cap = options.maxExplanations ?? 5000;
+async function addExplanations(
+  missed: MissedQuery[],
+  topOf: (row: number, engine: string) => string[],
+  names: NameTable,
+  options: ReportOptions,
+): Promise<number> {
+  const cap = options.maxExplanations ?? 20_000;
   const used = new Map<string, number>();
   const total = missed.reduce((n, m) => n + m.missed.length, 0);
   let done = 0, skipped = 0;
-  for (const m of missed) {
+  for (const [row, m] of missed.entries()) {
     for (const engine of m.missed) {
       done++;
       if ((used.get(engine) ?? 0) >= cap) {
@@ -134,7 +148,7 @@ async function addExplanations(missed: MissedQuery[], names: NameTable, options:
         continue;
       }
       used.set(engine, (used.get(engine) ?? 0) + 1);
-      const top = new Set(m.results[engine]);
+      const top = new Set(topOf(row, engine).map((r) => names.of(r)));
       const expected = m.relevant.filter((r) => !top.has(r)).slice(0, EXPLAINED_PER_QUERY);
       const explained: Explanation[] = [];
       for (const r of expected) explained.push(compact(await options.explain!(engine, m.query, names.list[r])));
@@ -145,12 +159,12 @@ async function addExplanations(missed: MissedQuery[], names: NameTable, options:
   return skipped;
 }
 
-/** An explanation trimmed for the report: the best few above it, the first few spans per field. */
+/** An explanation trimmed for the report: the best few above it, the first few spans per field, rounded scores. */
 function compact(why: Explanation): Explanation {
   const out: Explanation = { ...why, outranked_by: why.outranked_by.slice(0, OUTRANKED_KEPT) };
   if (why.fields) out.fields = why.fields.map((f) => ({ field: f.field, matches: f.matches.slice(0, SPANS_KEPT) }));
   delete (out as Partial<Explanation>).query; // the row already shows it
-  return out;
+  return JSON.parse(JSON.stringify(out, (_key, value) => (typeof value === "number" && !Number.isInteger(value) ? Number(value.toPrecision(DIGITS)) : value)));
 }
 
 function recallCurve(queries: LabelledQuery[], ranked: string[][]): number[] {

@@ -6,11 +6,11 @@ import { ToolsearchError } from "../../errors.js";
 import { ToolIndex } from "../../indexes/tool-index.js";
 import { TOOL_ENGINES, type ToolEngine } from "../../indexes/tool-index-options.js";
 import { loadQueries } from "../../eval/queries.js";
-import { patternFromQuery } from "../../eval/regex-pattern.js";
 import type { LabelledQuery } from "../../eval/queries.js";
 import { buildReportData, type Explainer } from "../../eval/report-data.js";
 import { renderReportHtml } from "../../eval/report-html.js";
 import { type EngineRun, type EvalReport, evaluateRuns, type Searcher } from "../../eval/runner.js";
+import { toolEvaluators } from "../../eval/searchers.js";
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
 import { parseInteger, printJson, printLines, table, UsageError } from "../output.js";
 import { createProgress } from "../progress.js";
@@ -33,15 +33,10 @@ export const toolSearchers: SearcherFactory = async (engines, flags) => {
   const embedder = needsEmbeddings(...engines) ? await embedderFromFlags(flags, true) : undefined;
   const index = await ToolIndex.fromFile(flags.catalog!, { embedder });
   if (embedder) await prepareWithProgress(index, "embedding tools");
-  const searchers: Record<string, Searcher> = {};
   for (const engine of engines) {
     if (!TOOL_ENGINES.includes(engine as ToolEngine)) throw new UsageError(`unknown engine ${JSON.stringify(engine)} for tools: use ${TOOL_ENGINES.join(", ")}`);
-    searchers[engine] = engine === "regex"
-      ? (q) => index.searchSync(patternFromQuery(q), { engine: "regex", limit: 10 }).map((h) => h.name)
-      : async (q) => (await index.search(q, { engine: engine as ToolEngine, limit: 10 })).map((h) => h.name);
   }
-  const explain: Explainer = (engine, q, id) =>
-    engine === "regex" ? index.explain(patternFromQuery(q), id, { engine: "regex" }) : index.explain(q, id, { engine: engine as ToolEngine });
+  const { searchers, explain } = toolEvaluators(index, engines as ToolEngine[]);
   return { known: (id) => index.get(id) !== undefined, searchers, explain };
 };
 

@@ -5,10 +5,10 @@
  */
 import type { FastifyInstance } from "fastify";
 import { ToolsearchError } from "../../errors.js";
-import { patternFromQuery } from "../../eval/regex-pattern.js";
 import { parseQueries } from "../../eval/queries.js";
 import { buildReportData, type Explainer } from "../../eval/report-data.js";
 import { evaluateRuns, type Searcher } from "../../eval/runner.js";
+import { documentEvaluators, toolEvaluators } from "../../eval/searchers.js";
 import { DOCUMENT_ENGINES, type DocumentEngine } from "../../indexes/document-index-options.js";
 import { TOOL_ENGINES, type ToolEngine } from "../../indexes/tool-index-options.js";
 import type { Collections, LoadedCollection } from "../collections.js";
@@ -83,9 +83,8 @@ export async function explainEvalRoutes(app: FastifyInstance, { collections }: {
       throw new ToolsearchError("invalid_option", `${file} holds ${all.length} queries; the service evaluates at most ${MAX_EVAL_QUERIES} per request (set max_queries, or use toolsearch eval --report).`);
     }
     const queries = all.slice(0, request.body.max_queries ?? MAX_EVAL_QUERIES);
-    const explainOne = explainerOf(collection, engines);
-    const explain: Explainer = (engine, q, id) => explainOne(engine, engine === "regex" ? patternFromQuery(q) : q, id);
-    const { report, runs } = await evaluateRuns(queries, searchersOf(collection, engines));
+    const { searchers, explain } = evaluatorsOf(collection, engines);
+    const { report, runs } = await evaluateRuns(queries, searchers);
     return buildReportData(queries, report, runs, { title: `Eval of ${collection.name}`, source: { collection: collection.name, queries: file }, explain, maxExplanations: EVAL_EXPLANATIONS });
   });
 }
@@ -101,24 +100,7 @@ function checkEngines(collection: LoadedCollection, engines: string[]): void {
   if (bad.length) throw new ToolsearchError("unknown_engine", `Collection ${JSON.stringify(collection.name)} (${collection.kind}) is searched with ${allowed.join(", ")}, not ${bad.join(", ")}.`);
 }
 
-/** One searcher per engine, ranking the top 10 (regex gets a pattern made of the query's words, as in `eval`). */
-function searchersOf(collection: LoadedCollection, engines: string[]): Record<string, Searcher> {
-  checkEngines(collection, engines);
-  const searchers: Record<string, Searcher> = {};
-  for (const engine of engines) {
-    if (collection.docs) {
-      const docs = collection.docs;
-      searchers[engine] = async (q) => (await docs.search(q, { engine: engine as DocumentEngine, limit: 10 })).map((h) => h.id);
-    } else {
-      const tools = collection.tools!;
-      searchers[engine] = engine === "regex"
-        ? (q) => tools.searchSync(patternFromQuery(q), { engine: "regex", limit: 10 }).map((h) => h.name)
-        : async (q) => (await tools.search(q, { engine: engine as ToolEngine, limit: 10 })).map((h) => h.name);
-    }
-  }
-  return searchers;
-}
-
+/** The explainer of the explain route: the query as given (a pattern, for regex). */
 function explainerOf(collection: LoadedCollection, engines: string[]): Explainer {
   checkEngines(collection, engines);
   if (collection.docs) {
@@ -127,4 +109,10 @@ function explainerOf(collection: LoadedCollection, engines: string[]): Explainer
   }
   const tools = collection.tools!;
   return (engine, query, name) => tools.explain(query, name, { engine: engine as ToolEngine });
+}
+
+/** Searchers and explainer of the eval route, as `toolsearch eval` builds them. */
+function evaluatorsOf(collection: LoadedCollection, engines: string[]): { searchers: Record<string, Searcher>; explain: Explainer } {
+  checkEngines(collection, engines);
+  return collection.docs ? documentEvaluators(collection.docs, engines as DocumentEngine[]) : toolEvaluators(collection.tools!, engines as ToolEngine[]);
 }
