@@ -17,12 +17,13 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import Fastify from "fastify";
+import { pino } from "pino";
 import { readRecords } from "../src/catalog/read-records.js";
 import { table } from "../src/cli/output.js";
 import { Embedder } from "../src/embeddings/embedder.js";
@@ -80,7 +81,8 @@ async function target(dir: string): Promise<void> {
   // CPU time too: on a shared machine the wall time mostly measures waiting for a core.
   const cpu = process.cpuUsage(cpuStart);
   const withVectorsCpuMs = (cpu.user + cpu.system) / 1000;
-  const log = createWriteStream(join(dir, "service.log"));
+  // As `serve` logs: buffered asynchronous writes (here to a file rather than stderr).
+  const log = pino.destination({ dest: join(dir, "service.log"), sync: false });
   const service = await buildService({ collections, logger: { level: "info", stream: log }, rateLimit: { max: 1e9, windowMs: 60_000 } });
   const serviceUrl = await service.listen({ port: 0, host: "127.0.0.1" });
   const bare = Fastify();
