@@ -94,7 +94,7 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
   await app.register(batchRoutes, { collections });
   await app.register(searchRoutes, { collections, timeoutMs });
   await app.register(mcpRoutes, { collections, ...options.mcp, loopbackOnly: options.loopbackOnly });
-  await app.register(explainEvalRoutes, { collections });
+  await app.register(explainEvalRoutes, { collections, timeoutMs });
   await app.register(options.consolePlugin ?? webConsole);
   return app;
 }

@@ -13,6 +13,7 @@ import { DOCUMENT_ENGINES, type DocumentEngine } from "../../indexes/document-in
 import { TOOL_ENGINES, type ToolEngine } from "../../indexes/tool-index-options.js";
 import type { Collections, LoadedCollection } from "../collections.js";
 import { anyObject, bearer, collectionParams, MAX_QUERY_CHARS, withErrors } from "../schemas.js";
+import { withDeadline } from "./search.js";
 
 /** Most queries one eval request runs (a larger set belongs to `toolsearch eval`, which has no request timeout). */
 export const MAX_EVAL_QUERIES = 2000;
@@ -59,21 +60,21 @@ interface EvalBody {
   file?: string;
 }
 
-export async function explainEvalRoutes(app: FastifyInstance, { collections }: { collections: Collections }): Promise<void> {
+export async function explainEvalRoutes(app: FastifyInstance, { collections, timeoutMs }: { collections: Collections; timeoutMs: number }): Promise<void> {
   app.post<{ Params: { c: string }; Body: ExplainBody }>("/v1/collections/:c/explain", {
-    config: { scope: "read", deadline: true },
+    config: { scope: "read" },
     schema: { summary: "Why an item ranks where it does for a query (explain --json)", security: bearer, params: collectionParams, body: explainBody, response: withErrors({ 200: anyObject }) },
   }, async (request) => {
     const { query, name } = request.body;
     const engine = request.body.engine ?? "bm25";
-    return explainerOf(collections.get(request.params.c), [engine])(engine, query, name);
+    return withDeadline(explainerOf(await collections.resolve(request.params.c), [engine])(engine, query, name), timeoutMs);
   });
 
   app.post<{ Params: { c: string }; Body: EvalBody }>("/v1/collections/:c/eval", {
     config: { scope: "read" },
     schema: { summary: "Evaluate labelled queries: metrics, recall@k, latency, missed queries with explanations", security: bearer, params: collectionParams, body: evalBody, response: withErrors({ 200: anyObject }) },
   }, async (request) => {
-    const collection = collections.get(request.params.c);
+    const collection = await collections.resolve(request.params.c);
     const engines = request.body.engines ?? enginesOf(collection);
     const format = request.body.format ?? "jsonl";
     const file = `${(request.body.file ?? "queries").replace(/\.(jsonl|json|ya?ml)$/i, "")}.${format}`;
