@@ -151,7 +151,7 @@ async function addExplanations(
       const top = new Set(topOf(row, engine).map((r) => names.of(r)));
       const expected = m.relevant.filter((r) => !top.has(r)).slice(0, EXPLAINED_PER_QUERY);
       const explained: Explanation[] = [];
-      for (const r of expected) explained.push(compact(await options.explain!(engine, m.query, names.list[r])));
+      for (const r of expected) explained.push(compact(await options.explain!(engine, m.query, names.list[r]), m.query));
       (m.explanations ??= {})[engine] = explained;
       options.onExplained?.(done, total);
     }
@@ -160,10 +160,11 @@ async function addExplanations(
 }
 
 /** An explanation trimmed for the report: the best few above it, the first few spans per field, rounded scores. */
-function compact(why: Explanation): Explanation {
+function compact(why: Explanation, rowQuery: string): Explanation {
   const out: Explanation = { ...why, outranked_by: why.outranked_by.slice(0, OUTRANKED_KEPT) };
   if (why.fields) out.fields = why.fields.map((f) => ({ field: f.field, matches: f.matches.slice(0, SPANS_KEPT) }));
-  delete (out as Partial<Explanation>).query; // the row already shows it
+  // The row shows the query; only a query the engine saw differently (regex: a pattern of its words) is kept.
+  if (why.query === rowQuery) delete (out as Partial<Explanation>).query;
   return JSON.parse(JSON.stringify(out, (_key, value) => (typeof value === "number" && !Number.isInteger(value) ? Number(value.toPrecision(DIGITS)) : value)));
 }
 

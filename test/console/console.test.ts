@@ -83,6 +83,13 @@ describe("web console in Chromium", { skip: noBrowser }, () => {
     assert.match(await page.locator('[data-engine="hybrid"] li[data-name="get_forecast"] .explanation').innerText(), /Fused score/);
     assert.match(page.url(), /q=weather/);
     await screenshot(page, "console-search");
+    // A knowledge base: its three engines, documents by id.
+    await page.goto(`${url}/#/c/help/search?q=refund`);
+    for (const engine of ["bm25", "semantic", "hybrid"]) await page.locator(`[data-engine="${engine}"] li[data-name="kb-refunds"]`).waitFor();
+    assert.equal(await page.locator('[data-engine="regex"]').count(), 0);
+    await page.locator('[data-engine="bm25"] li[data-name="kb-refunds"] button.hit').click();
+    await page.locator('[data-engine="bm25"] li[data-name="kb-refunds"] .explanation').waitFor();
+    await screenshot(page, "console-search-docs");
     assert.deepEqual(seen.outside, []);
     assert.deepEqual(seen.errors, []);
     assert.deepEqual(seen.failed, []);

@@ -8,7 +8,7 @@ export function renderExplanation(why: Explanation, query?: string): HTMLElement
     ? `${why.name} does not match with ${why.engine}; ${why.above} item(s) do.`
     : `${why.name} ranks #${why.rank} with ${why.engine} (score ${fixed(why.score)}).`;
   return h("div", { class: "explanation", "data-explains": why.name, "data-engine-explained": why.engine },
-    h("p", { class: "verdict" }, verdict, q ? h("span", { class: "muted" }, ` Query: ${JSON.stringify(q)}`) : null),
+    h("p", { class: "verdict" }, verdict, q ? h("span", { class: "muted" }, ` ${why.engine === "regex" ? "Pattern" : "Query"}: ${JSON.stringify(q)}`) : null),
     why.note ? h("p", { class: "note" }, why.note) : null,
     why.parts ? table("Fused score = the engines' parts", ["engine", "raw score", "part"], why.parts.map((p) => [p.engine, fixed(p.raw), fixed(p.contribution)]), fixed(why.score)) : null,
     why.terms?.length ? table(

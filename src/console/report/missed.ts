@@ -90,7 +90,7 @@ export function drawMissedTable(container: HTMLElement, data: ReportData, option
       out.push(h("tr", { id: `why-${key}`, class: "details" },
         h("td", { colspan: 2 + data.engines.length },
           h("p", {}, h("strong", {}, `Why ${e} missed it`), " ", hashLinks ? h("a", { href: `#q-${m.id}` }, "(back)") : null),
-          m.explanations[e].map((why) => renderExplanation(why, m.query)))));
+          m.explanations[e].map((why) => renderExplanation(why, why.query ?? m.query)))));
     }
     return out;
   };
