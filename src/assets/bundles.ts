@@ -12,6 +12,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ToolsearchError } from "../errors.js";
 
 /** One file of the console: its bytes and content type. */
 export interface WebFile {
@@ -44,7 +45,9 @@ function readPrebuilt(): Map<string, Buffer> {
 
 /** Builds every bundle with esbuild (minified); returns the files by relative path. */
 export async function buildInMemory(): Promise<Map<string, Buffer>> {
-  if (!existsSync(SOURCES)) throw new Error(`toolsearch: the console bundles are missing (${PREBUILT}); reinstall the package`);
+  if (!existsSync(SOURCES)) {
+    throw new ToolsearchError("file_unreadable", `${PREBUILT}: the console and report bundles are missing from this install; reinstall toolsearch (or run npm run build in a checkout).`);
+  }
   const esbuild = await import("esbuild");
   const common = { bundle: true, minify: true, write: false, target: ["es2020", "chrome100", "firefox100", "safari15"], legalComments: "none" as const, logLevel: "silent" as const };
   const files = new Map<string, Buffer>();

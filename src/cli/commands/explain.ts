@@ -25,7 +25,7 @@ export function registerExplain(program: Command): void {
     .option("-c, --catalog <file>", "tool catalog")
     .option("-d, --docs <path>", "documents (JSONL or a folder of Markdown)")
     .option("-e, --engine <engine>", TOOL_ENGINES.join(", "), "bm25")
-    .option("--no-fuzzy", "match exact terms only, as search --no-fuzzy would")
+    .option("--no-fuzzy", "match exact terms only (no typo expansions)")
     .option("--json", "machine-readable output");
   addEmbedderOptions(command)
     .action(async (query: string, name: string, flags: ExplainFlags) => {
