@@ -13,8 +13,11 @@ export async function webConsole(app: FastifyInstance): Promise<void> {
   const files = await consoleFiles();
   const send = (reply: FastifyReply, file: WebFile) =>
     reply.header("content-type", file.type).header("cache-control", "no-cache").header("content-security-policy", CSP).header("x-content-type-options", "nosniff").send(file.body);
-  app.get("/", { schema: { hide: true }, config: { rateLimit: false } }, async (_request, reply) => send(reply, files.get("index.html")!));
-  app.get<{ Params: { file: string } }>("/console/:file", { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
+  app.get("/", { schema: { summary: "The web console (HTML)" }, config: { rateLimit: false } }, async (_request, reply) => send(reply, files.get("index.html")!));
+  app.get<{ Params: { file: string } }>("/console/:file", {
+    schema: { summary: "The web console's scripts and stylesheet", params: { type: "object", required: ["file"], properties: { file: { type: "string", maxLength: 64 } } } },
+    config: { rateLimit: false },
+  }, async (request, reply) => {
     const file = files.get(request.params.file);
     if (!file) return reply.callNotFound();
     return send(reply, file);
