@@ -55,3 +55,7 @@ export { VectorIndex, type VectorIndexOptions } from "./engines/vector.js";
 export { fuse, DEFAULT_FUSION, type FusionOptions, type FusionInput } from "./engines/fusion.js";
 export type { Explanation, ExplainOptions, ExplainedTerm, ExplainedField, ExplainedPart, ExplainedSimilarity, Outranking } from "./indexes/explain.js";
 export { fuseParts, type FusedHit } from "./engines/fusion.js";
+export { SqliteStore, type SqliteStoreOptions } from "./store/sqlite.js";
+export { openStore, defaultStorePath, toolsearchHome } from "./store/open.js";
+export type { Store, VectorStore, CollectionKind, CollectionRecord, ItemRecord, ItemInput, Change, WriteOptions, ApiKeyRecord, ManifestRecord, Scope } from "./store/types.js";
+export { type VectorCache } from "./embeddings/embedder.js";

@@ -99,6 +99,8 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly listeners = new Set<(changes: Change[]) => void>();
   private readonly statements = new Map<string, Database.Statement>();
+  /** Writes waiting for the next group commit. */
+  private readonly queue: Array<{ body: () => { result: unknown; changes: Change[] }; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = [];
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.location = path;
@@ -135,6 +137,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Writes already queued are committed (and answered) before the file closes.
+    if (this.queue.length > 0 && this.db.open) this.commitQueued();
     if (this.db.open) this.db.close();
     this.listeners.clear();
   }
@@ -159,7 +163,7 @@ export class SqliteStore implements Store {
   ): Promise<{ created: boolean; collection: CollectionRecord }> {
     const configText = JSON.stringify(config);
     const bodies = items.map((item) => [item.key, JSON.stringify(item.body)] as const);
-    const created = this.write(() => {
+    const created = await this.write(() => {
       const existed = this.collectionRow(name) !== undefined;
       const seq = this.logChange(name, "collection");
       const now = new Date().toISOString();
@@ -284,7 +288,7 @@ export class SqliteStore implements Store {
   // API keys
 
   async createKey(key: ApiKeyRecord & { hash: string }): Promise<void> {
-    this.write(() => {
+    await this.write(() => {
       const clash = this.sql("SELECT 1 FROM api_keys WHERE id = ? OR hash = ?").get(key.id, key.hash);
       if (clash) throw new ToolsearchError("conflict", `an API key with id ${JSON.stringify(key.id)} (or the same secret) already exists`);
       this.db
@@ -320,7 +324,7 @@ export class SqliteStore implements Store {
 
   async setSetting(key: string, value: unknown): Promise<void> {
     const text = JSON.stringify(value);
-    this.write(() => {
+    await this.write(() => {
       if (text === undefined) this.sql("DELETE FROM settings WHERE key = ?").run(key);
       else this.sql("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, text);
       return { result: undefined, changes: [] };
@@ -347,7 +351,7 @@ export class SqliteStore implements Store {
 
   async putMany(provider: string, entries: Array<[hash: string, vector: Float32Array]>): Promise<void> {
     if (entries.length === 0) return;
-    this.write(() => {
+    await this.write(() => {
       const insert = this.sql("INSERT OR REPLACE INTO vectors (provider, hash, vector) VALUES (?, ?, ?)");
       for (const [hash, vector] of entries) insert.run(provider, hash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
       return { result: undefined, changes: [] };
@@ -368,7 +372,7 @@ export class SqliteStore implements Store {
 
   async putManifest(manifest: Omit<ManifestRecord, "updatedAt">): Promise<void> {
     const tools = JSON.stringify(manifest.tools);
-    this.write(() => {
+    await this.write(() => {
       this.db
         .prepare(`INSERT INTO manifests (owner, server, config_hash, tools, updated_at) VALUES (?, ?, ?, ?, ?)
                   ON CONFLICT(owner, server) DO UPDATE SET config_hash = excluded.config_hash, tools = excluded.tools,
@@ -379,7 +383,7 @@ export class SqliteStore implements Store {
   }
 
   async deleteManifest(owner: string, server: string): Promise<void> {
-    this.write(() => ({ result: this.sql("DELETE FROM manifests WHERE owner = ? AND server = ?").run(owner, server), changes: [] }));
+    await this.write(() => ({ result: this.sql("DELETE FROM manifests WHERE owner = ? AND server = ?").run(owner, server), changes: [] }));
   }
 
   // Internals
@@ -395,13 +399,46 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Runs `body` in one IMMEDIATE transaction (all or nothing), then announces its changes: after the commit, so a
-   * listener that re-reads a key sees the new state. SQLite failures become `store_unavailable`.
+   * Queues `body` to run in a transaction; resolves with its result once that transaction is committed, then
+   * announces its changes (after the commit, so a listener that re-reads a key sees the new state).
+   *
+   * Group commit: the writes queued in one turn of the event loop share one IMMEDIATE transaction, each inside its own
+   * savepoint, so concurrent requests pay for one fsync between them, and a write that fails (a stale `ifMatch`, an
+   * unknown collection) is rolled back alone. SQLite failures become `store_unavailable`.
    */
-  private write<T>(body: () => { result: T; changes: Change[] }): T {
-    const out = this.guard(() => this.db.transaction(body).immediate());
-    this.announce(out.changes);
-    return out.result;
+  private write<T>(body: () => { result: T; changes: Change[] }): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ body, resolve: resolve as (value: unknown) => void, reject });
+      if (this.queue.length === 1) setImmediate(() => this.commitQueued());
+    });
+  }
+
+  private commitQueued(): void {
+    const group = this.queue.splice(0);
+    const outcomes: Array<{ out?: { result: unknown; changes: Change[] }; error?: unknown }> = [];
+    try {
+      this.db.transaction(() => {
+        for (const write of group) {
+          try {
+            // A transaction function called inside another runs as a savepoint: on error only it is rolled back.
+            outcomes.push({ out: this.db.transaction(write.body)() });
+          } catch (error) {
+            outcomes.push({ error });
+          }
+        }
+      }).immediate();
+    } catch (error) {
+      const failure = this.asStoreError(error);
+      for (const write of group) write.reject(failure);
+      return;
+    }
+    group.forEach((write, i) => {
+      const { out, error } = outcomes[i];
+      if (out) {
+        this.announce(out.changes);
+        write.resolve(out.result);
+      } else write.reject(this.asStoreError(error));
+    });
   }
 
   /** Calls listeners after the commit; a throwing listener must not turn a committed write into an error. */
@@ -420,9 +457,13 @@ export class SqliteStore implements Store {
     try {
       return body();
     } catch (error) {
-      if (error instanceof ToolsearchError) throw error;
-      throw unavailable(this.location, error);
+      throw this.asStoreError(error);
     }
+  }
+
+  /** Our own errors pass through; anything SQLite throws means the store could not do it. */
+  private asStoreError(error: unknown): ToolsearchError {
+    return error instanceof ToolsearchError ? error : unavailable(this.location, error);
   }
 
   private logChange(collection: string, scope: Change["scope"], key?: string): number {

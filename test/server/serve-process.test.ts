@@ -185,3 +185,14 @@ test("kill -9 during a stream of writes and a large batch: every acknowledged wr
   assert.ok(answer.size >= acknowledged.size);
   await stop(p);
 });
+
+test("a port in use is a clear error, not a stack trace", async () => {
+  const TOOLSEARCH_HOME = home();
+  const p = await serve(["--no-auth"], { TOOLSEARCH_HOME });
+  const port = new URL(p.url).port;
+  const second = cli(["serve", "--no-auth", "--port", port], { TOOLSEARCH_HOME });
+  assert.equal(second.code, 1);
+  assert.match(second.stderr, /cannot listen on 127\.0\.0\.1:\d+: the port is in use/);
+  assert.doesNotMatch(second.stderr, /\n\s+at /);
+  await stop(p);
+});

@@ -265,6 +265,22 @@ export function storeContract(label: string, makeStore: () => Promise<StoreFixtu
       assert.equal((await store.getManifest("collection:x", "fs"))?.configHash, "c2");
     });
 
+    it("among concurrent writes, one that fails fails alone", async (store) => {
+      await store.putCollection("crm", "tools", {}, [{ key: "a", body: tool("a") }]);
+      const results = await Promise.allSettled([
+        store.putItem("crm", { key: "b", body: tool("b") }),
+        store.putItem("crm", { key: "a", body: tool("a", "changed") }, { ifMatch: "stale" }),
+        store.batch("nope", [{ key: "x", body: tool("x") }], []),
+        store.putItem("crm", { key: "c", body: tool("c") }),
+      ]);
+      assert.deepEqual(results.map((r) => r.status), ["fulfilled", "rejected", "rejected", "fulfilled"]);
+      assert.equal((results[1] as PromiseRejectedResult).reason.code, "precondition_failed");
+      assert.equal((results[2] as PromiseRejectedResult).reason.code, "unknown_collection");
+      assert.deepEqual((await store.listItems("crm")).map((i) => i.key), ["a", "b", "c"]);
+      assert.deepEqual((await store.getItem("crm", "a"))?.body, tool("a"));
+      assert.equal((await store.changesSince(0)).length, 3);
+    });
+
     it("concurrent writes all land, each with its own seq", async (store) => {
       await store.putCollection("crm", "tools", {}, []);
       await Promise.all(Array.from({ length: 40 }, (_, i) => store.putItem("crm", { key: `t${i}`, body: tool(`t${i}`) })));

@@ -4,6 +4,7 @@
  * connections; SIGTERM or SIGINT stop it gracefully (requests in flight finish, then the store closes).
  */
 import type { Command } from "commander";
+import { ToolsearchError } from "../../errors.js";
 import { Embedder } from "../../embeddings/embedder.js";
 import { EMBEDDER_NAMES, providerFromSpec } from "../../embeddings/from-spec.js";
 import { isLoopbackName } from "../../server/auth.js";
@@ -91,7 +92,10 @@ async function serve(flags: ServeFlags): Promise<void> {
       loopbackOnly: isLoopbackName(flags.host),
     });
     const stopped = onceStopped();
-    const address = await app.listen({ port: flags.port, host: flags.host });
+    const address = await app.listen({ port: flags.port, host: flags.host }).catch((error: NodeJS.ErrnoException) => {
+      const why = error.code === "EADDRINUSE" ? "the port is in use" : error.code === "EACCES" ? "permission denied" : error.code === "EADDRNOTAVAIL" ? "no such address on this machine" : error.message;
+      throw new ToolsearchError("invalid_option", `cannot listen on ${flags.host}:${flags.port}: ${why}`);
+    });
     // Listening first: /healthz answers and /readyz says 503 while collections load.
     process.stdout.write(`toolsearch serve: listening on ${address}${flags.auth ? "" : " (no auth: loopback only)"}\n`);
     await loadWithProgress(collections);
