@@ -45,7 +45,7 @@ export interface ServiceOptions {
   mcp?: { maxSessions?: number; sessionIdleMs?: number };
   /** Bound to a loopback address: `/mcp/{c}` then refuses non-loopback Host headers. */
   loopbackOnly?: boolean;
-  /** The page at `/` (default: a placeholder until the console exists). */
+  /** The page at `/` (default: the web console, plugins/web-console.ts). */
   consolePlugin?: (app: FastifyInstance) => Promise<void>;
 }
 
