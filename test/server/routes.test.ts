@@ -1,7 +1,9 @@
 /** Route logic through fastify's `inject`: shapes, scopes, ETags, atomic writes, errors and limits. */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { buildService } from "../../src/server/app.js";
 import { createApiKey } from "../../src/server/auth.js";
+import { Collections } from "../../src/server/collections.js";
 import { helpCenter, makeService, type TestService, weatherTools } from "./helpers.js";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -209,7 +211,7 @@ describe("service routes", () => {
     assert.equal(doc.openapi, "3.1.0");
     const paths = Object.keys(doc.paths);
     for (const path of [
-      "/v1/collections", "/v1/collections/{c}", "/v1/collections/{c}/tools/{key}", "/v1/collections/{c}/documents/{key}",
+      "/v1/collections", "/v1/collections/{c}", "/v1/collections/{c}/tools/{name}", "/v1/collections/{c}/documents/{id}",
       "/v1/collections/{c}/batch", "/v1/collections/{c}/search", "/v1/collections/{c}/lint", "/healthz", "/readyz",
       "/metrics", "/openapi.json", "/mcp/{c}", "/",
     ]) assert.ok(paths.includes(path), `${path} in ${paths.join(", ")}`);
@@ -315,6 +317,27 @@ test("a semantic search that outlives the request timeout answers 503 request_ti
     const bm25 = await s.app.inject({ method: "POST", url: "/v1/collections/w/search", headers: s.auth(s.keys.read), payload: { query: "weather" } });
     assert.equal(bm25.statusCode, 200, "the lexical engines are unaffected");
   } finally {
+    await s.close();
+  }
+});
+
+test("while collections load: /healthz 200, /readyz and collection routes 503 not_ready", async () => {
+  const s = await makeService();
+  const loading = new Collections(s.store, { log: () => {} });
+  const app = await buildService({ collections: loading, logger: false });
+  try {
+    assert.equal((await app.inject({ method: "GET", url: "/healthz" })).statusCode, 200);
+    const ready = await app.inject({ method: "GET", url: "/readyz" });
+    assert.equal(ready.statusCode, 503);
+    assert.equal(JSON.parse(ready.body).error.code, "not_ready");
+    const search = await app.inject({ method: "POST", url: "/v1/collections/any/search", headers: s.auth(s.keys.read), payload: { query: "x" } });
+    assert.equal(search.statusCode, 503);
+    assert.equal(JSON.parse(search.body).error.code, "not_ready");
+    await loading.start();
+    assert.equal((await app.inject({ method: "GET", url: "/readyz" })).statusCode, 200);
+  } finally {
+    await app.close();
+    await loading.close();
     await s.close();
   }
 });

@@ -9,16 +9,16 @@ import type { Collections } from "../collections.js";
 import { checkOneItem, holds, ITEM_KINDS, type ItemKind, toolDefinition } from "../items.js";
 import { anyObject, bearer, COLLECTION_NAME, withErrors } from "../schemas.js";
 
-interface ItemParams {
-  c: string;
-  key: string;
-}
+/** Path parameters: the collection, and the tool's name or the document's id (named as SPEC §9 names them). */
+type ItemParams = { c: string } & Record<string, string>;
 
-const itemParams = {
-  type: "object",
-  required: ["c", "key"],
-  properties: { c: COLLECTION_NAME, key: { type: "string", minLength: 1, maxLength: 256 } },
-} as const;
+function itemParams(param: string) {
+  return {
+    type: "object",
+    required: ["c", param],
+    properties: { c: COLLECTION_NAME, [param]: { type: "string", minLength: 1, maxLength: 256 } },
+  } as const;
+}
 
 const ifMatchHeaders = {
   type: "object",
@@ -50,7 +50,9 @@ export async function itemRoutes(app: FastifyInstance, { collections }: { collec
 function registerKind(app: FastifyInstance, collections: Collections, kind: ItemKind): void {
   const { segment, noun, notFound } = ITEM_KINDS[kind];
   const store = collections.store;
-  const path = `/v1/collections/:c/${segment}/:key`;
+  const param = kind === "tools" ? "name" : "id";
+  const path = `/v1/collections/:c/${segment}/:${param}`;
+  const params = itemParams(param);
 
   /** The collection, checked to hold this kind of item. */
   const target = async (name: string) => {
@@ -69,13 +71,13 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
     schema: {
       summary: `Create or replace one ${noun}`,
       security: bearer,
-      params: itemParams,
+      params,
       headers: ifMatchHeaders,
       body: anyObject,
       response: withErrors({ 200: anyObject, 201: anyObject }),
     },
   }, async (request, reply) => {
-    const { c, key } = request.params;
+    const { c, [param]: key } = request.params;
     await target(c);
     const item = checkOneItem(kind, request.body, key, `${c}/${segment}/${key}`);
     const result = await store.putItem(c, item, { ifMatch: unquoted(request.headers["if-match"]) });
@@ -89,12 +91,12 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
     schema: {
       summary: kind === "tools" ? "One tool in Anthropic shape" : "One document as stored, or a page of it with offset/max_chars",
       security: bearer,
-      params: itemParams,
+      params,
       ...(kind === "docs" ? { querystring: readQuery } : {}),
       response: withErrors({ 200: anyObject }),
     },
   }, async (request, reply) => {
-    const { c, key } = request.params;
+    const { c, [param]: key } = request.params;
     const collection = await target(c);
     const item = await store.getItem(c, key);
     if (!item) throw missing(c, key);
@@ -106,9 +108,9 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
 
   app.delete<{ Params: ItemParams; Headers: { "if-match"?: string } }>(path, {
     config: { scope: "write" },
-    schema: { summary: `Delete one ${noun}`, security: bearer, params: itemParams, headers: ifMatchHeaders, response: withErrors({ 204: { type: "null" } }) },
+    schema: { summary: `Delete one ${noun}`, security: bearer, params, headers: ifMatchHeaders, response: withErrors({ 204: { type: "null" } }) },
   }, async (request, reply) => {
-    const { c, key } = request.params;
+    const { c, [param]: key } = request.params;
     await target(c);
     if (!(await store.deleteItem(c, key, { ifMatch: unquoted(request.headers["if-match"]) }))) throw missing(c, key);
     await collections.sync();
