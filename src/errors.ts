@@ -63,6 +63,8 @@ export const ErrorCodes = {
   store_unavailable: "store_unavailable",
   /** An OpenAPI document that cannot be imported: not OpenAPI, an unsupported version, a broken `$ref`. */
   openapi_invalid: "openapi_invalid",
+  /** An output file (e.g. `eval --report`) could not be written. */
+  file_unwritable: "file_unwritable",
   /** The service did not finish a read (search, lint) within its request timeout; retrying may succeed. */
   request_timeout: "request_timeout",
   /** A fault of the service itself (a bug): the request may be retried; the logs say more. */

@@ -64,6 +64,8 @@ export { NameRegistry } from "./openapi/names.js";
 export { configHash } from "./mcp/config.js";
 export { GATEWAY_OWNER, type ManifestStore } from "./mcp/manifests.js";
 export { CLIENTS as MCP_CLIENTS, importClientConfig, registrationEntry, type ImportResult } from "./mcp/import.js";
+export type { Explanation, ExplainOptions, ExplainedTerm, ExplainedField, ExplainedPart, ExplainedSimilarity, Outranking } from "./indexes/explain.js";
+export { fuseParts, type FusedHit } from "./engines/fusion.js";
 export { SqliteStore, type SqliteStoreOptions } from "./store/sqlite.js";
 export { openStore, defaultStorePath, toolsearchHome } from "./store/open.js";
 export type { Store, VectorStore, CollectionKind, CollectionRecord, ItemRecord, ItemInput, Change, WriteOptions, ApiKeyRecord, ManifestRecord, Scope } from "./store/types.js";

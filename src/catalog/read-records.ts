@@ -56,7 +56,11 @@ function parseStructured(path: string, text: string, format: "json" | "yaml"): u
  * (e.g. `tools` for an MCP `tools/list` result).
  */
 export function readRecords(path: string, keys: string[]): unknown[] {
-  const text = readText(path);
+  return parseRecords(path, readText(path), keys);
+}
+
+/** `readRecords` on text already in hand (an upload); `path` names it in messages and its extension picks the format. */
+export function parseRecords(path: string, text: string, keys: string[]): unknown[] {
   const format = formatOf(path);
   if (format === "jsonl") return parseJsonl(path, text);
   const value = parseStructured(path, text, format);

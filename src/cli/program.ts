@@ -10,6 +10,7 @@ import { registerMcp } from "./commands/mcp.js";
 import { registerSearch } from "./commands/search.js";
 import { registerKeys } from "./commands/keys.js";
 import { registerServe } from "./commands/serve.js";
+import { registerExplain } from "./commands/explain.js";
 import { EXIT, reportError, UsageError } from "./output.js";
 
 /** Builds the program with every command registered. */
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerImport(program);
   registerServe(program);
   registerKeys(program);
+  registerExplain(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -5,7 +5,7 @@
  * An item whose text did not change keeps its vector; a changed item is re-embedded alone.
  */
 import { ToolsearchError } from "../errors.js";
-import { DEFAULT_FUSION, type FusionOptions, fuse } from "../engines/fusion.js";
+import { DEFAULT_FUSION, type FusedHit, type FusionInput, type FusionOptions, fuse, fuseParts } from "../engines/fusion.js";
 import type { Ranked } from "../engines/top-k.js";
 import { VectorIndex } from "../engines/vector.js";
 import { splitSentences } from "../text/sentences.js";
@@ -71,8 +71,7 @@ export class SemanticStore {
 
   /** The query as the dense engines see it: one unit vector per sentence, embedded in one provider call. */
   async embedQuery(query: string): Promise<QueryVectors> {
-    const sentences = splitSentences(query);
-    return this.getEmbedder().embedQueries(sentences.length > 0 ? sentences : [query]);
+    return this.getEmbedder().embedQueries(querySentences(query));
   }
 
   /** The `k` ids closest to the query, each scored by its most similar sentence; `accept` filters ids. */
@@ -86,13 +85,32 @@ export class SemanticStore {
    * exact similarity, so the two lists describe the same candidates.
    */
   rankHybrid(lexical: Ranked[], query: QueryVectors, limit: number, accept?: (id: string) => boolean): Ranked[] {
+    return fuse(this.hybridInput(lexical, query, limit, accept), limit, this.fusion);
+  }
+
+  /**
+   * Every candidate `rankHybrid` fuses (for a limit up to `HYBRID_CANDIDATES`), best first, with the lexical and
+   * dense parts of each fused score, and the raw scores that went in.
+   */
+  explainHybrid(lexical: Ranked[], query: QueryVectors): { fused: FusedHit[]; input: FusionInput } {
+    const input = this.hybridInput(lexical, query, HYBRID_CANDIDATES);
+    return { fused: fuseParts(input, this.fusion), input };
+  }
+
+  /** Similarity of `id` to each query sentence, in order; undefined when `id` has no vector. */
+  sentenceScores(id: string, query: QueryVectors): number[] | undefined {
+    if (!this.vectors?.has(id)) return undefined;
+    return query.map((vector) => this.vectors!.score(id, vector)!);
+  }
+
+  private hybridInput(lexical: Ranked[], query: QueryVectors, limit: number, accept?: (id: string) => boolean): FusionInput {
     const dense = this.rankDense(query, Math.max(HYBRID_CANDIDATES, limit), accept);
     const seen = new Set(dense.map((h) => h.id));
     const missing = lexical.filter((hit) => !seen.has(hit.id)).map((hit) => hit.id);
     this.vectors?.maxScores(missing, query).forEach((score, i) => {
       if (score !== undefined) dense.push({ id: missing[i], score });
     });
-    return fuse({ lexical, dense }, limit, this.fusion);
+    return { lexical, dense };
   }
 
   private async embedStale(onProgress?: EmbedProgress): Promise<void> {
@@ -109,6 +127,12 @@ export class SemanticStore {
       this.stale.delete(id);
     });
   }
+}
+
+/** The texts a query is embedded as: its sentences, or the whole query when it has none. */
+export function querySentences(query: string): string[] {
+  const sentences = splitSentences(query);
+  return sentences.length > 0 ? sentences : [query];
 }
 
 /** The error for a dense engine asked for through a synchronous call. */

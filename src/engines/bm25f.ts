@@ -40,6 +40,18 @@ export interface Bm25fOptions {
   fuzzyPenalty?: number;
 }
 
+/** One query term's share of an id's score from one field (see `Bm25fIndex.explain`). */
+export interface TermContribution {
+  /** The vocabulary term that matched. */
+  term: string;
+  /** The analyzed query term it stands for: the same term, or a misspelling matched to it. */
+  queryTerm: string;
+  /** Edits between `queryTerm` and `term` when the match is a typo expansion. */
+  distance?: number;
+  field: string;
+  contribution: number;
+}
+
 interface Posting {
   slots: number[];
   /** Term frequency per field, packed into one integer per entry of `slots` (see `FieldPacking`). */
@@ -174,6 +186,48 @@ export class Bm25fIndex {
     const hits = topK(rankedOf(touched, scores, this.ids), limit);
     for (const slot of touched) scores[slot] = 0;
     return hits;
+  }
+
+  /**
+   * Why `id` scores what `search` gives it for these query terms: one entry per matched term and field, whose
+   * contributions add up to the score. A term's saturated score is shared among its fields in proportion to each
+   * field's part of the pseudo-frequency, the only split under which the parts sum exactly (BM25F saturates once,
+   * across fields). A query word missing from the vocabulary shows each near term it was matched to, with its distance.
+   */
+  explain(queryTerms: string[], id: string, options: { fuzzy?: boolean } = {}): TermContribution[] {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return [];
+    const out: TermContribution[] = [];
+    for (const [term, count] of countTerms(queryTerms)) {
+      const posting = this.postings.get(term);
+      if (posting) this.explainPosting(posting, slot, count, { term, queryTerm: term }, out);
+      else if (options.fuzzy !== false) {
+        for (const near of this.nearTerms(term)) {
+          const weight = count * this.fuzzyPenalty ** near.distance;
+          this.explainPosting(this.postings.get(near.term)!, slot, weight, { term: near.term, queryTerm: term, distance: near.distance }, out);
+        }
+      }
+    }
+    return out;
+  }
+
+  private explainPosting(posting: Posting, slot: number, weight: number, match: Omit<TermContribution, "field" | "contribution">, out: TermContribution[]): void {
+    const at = posting.slots.indexOf(slot);
+    if (at < 0) return;
+    const live = this.slotOf.size;
+    const df = posting.slots.length;
+    const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
+    const pseudo = this.pseudoFrequencies(posting)[at];
+    const total = pseudo > 0 ? (weight * idf * (this.k1 + 1) * pseudo) / (pseudo + this.k1) : 0;
+    const n = this.fields.length;
+    const avgLive = Math.max(1, live);
+    this.fields.forEach((field, f) => {
+      const tf = this.packing.get(posting.tfs[at], f);
+      if (tf === 0) return;
+      const avg = this.totalLengths[f] / avgLive || 1;
+      const part = (field.weight * tf) / (1 - field.b + (field.b * this.lengths[slot * n + f]) / avg);
+      out.push({ ...match, field: field.name, contribution: pseudo > 0 ? (total * part) / pseudo : 0 });
+    });
   }
 
   private scoreBuffer(): Float64Array {

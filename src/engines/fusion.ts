@@ -34,28 +34,53 @@ export interface FusionInput {
   dense: Ranked[];
 }
 
+/** A fused hit with the two parts its score is the sum of. */
+export interface FusedHit extends Ranked {
+  /** What the lexical ranking added to `score`. */
+  lexical: number;
+  /** What the dense ranking added to `score`. */
+  dense: number;
+}
+
 /** Fuses the rankings and returns the best `limit`. */
 export function fuse(input: FusionInput, limit: number, options: FusionOptions = {}): Ranked[] {
+  return fuseParts(input, options).slice(0, limit).map(({ id, score }) => ({ id, score }));
+}
+
+/** Every fused candidate, best first, with each list's part of its score (for `explain`). */
+export function fuseParts(input: FusionInput, options: FusionOptions = {}): FusedHit[] {
   const o = { ...DEFAULT_FUSION, ...options };
   const fused = o.method === "rrf" ? reciprocalRank(input, o.rrfK)
     : o.method === "zscore" ? standardized(input, o.lexicalWeight)
     : o.method === "weighted" ? weighted(input, o.lexicalWeight)
     : standardized(input, adaptiveShare(input.lexical, o.lexicalScale));
-  return fused.sort(compareRanked).slice(0, limit);
+  return fused.sort(compareRanked);
 }
 
-function weighted({ lexical, dense }: FusionInput, lexicalWeight: number): Ranked[] {
-  const scores = new Map<string, number>();
-  const add = (id: string, value: number) => scores.set(id, (scores.get(id) ?? 0) + value);
+/** Sums parts per id; the order of addition is fixed (lexical, then dense) so that `score` equals the sum. */
+class PartSums {
+  private readonly parts = new Map<string, { lexical: number; dense: number }>();
+  add(id: string, half: "lexical" | "dense", value: number): void {
+    const entry = this.parts.get(id) ?? { lexical: 0, dense: 0 };
+    entry[half] += value;
+    this.parts.set(id, entry);
+  }
+  hits(): FusedHit[] {
+    return [...this.parts].map(([id, p]) => ({ id, score: p.lexical + p.dense, lexical: p.lexical, dense: p.dense }));
+  }
+}
+
+function weighted({ lexical, dense }: FusionInput, lexicalWeight: number): FusedHit[] {
+  const sums = new PartSums();
   const best = lexical.length ? Math.max(...lexical.map((h) => h.score)) : 0;
-  if (best > 0) for (const hit of lexical) add(hit.id, (lexicalWeight * hit.score) / best);
+  if (best > 0) for (const hit of lexical) sums.add(hit.id, "lexical", (lexicalWeight * hit.score) / best);
   if (dense.length) {
     const high = Math.max(...dense.map((h) => h.score));
     const low = Math.min(...dense.map((h) => h.score));
     const span = high - low;
-    for (const hit of dense) add(hit.id, (1 - lexicalWeight) * (span > 0 ? (hit.score - low) / span : 1));
+    for (const hit of dense) sums.add(hit.id, "dense", (1 - lexicalWeight) * (span > 0 ? (hit.score - low) / span : 1));
   }
-  return [...scores].map(([id, score]) => ({ id, score }));
+  return sums.hits();
 }
 
 /**
@@ -63,8 +88,8 @@ function weighted({ lexical, dense }: FusionInput, lexicalWeight: number): Ranke
  * list whose best hit stands far above the rest (a confident ranking) then counts for more than a flat one. A
  * candidate missing from the lexical list scores as a lexical 0.
  */
-function standardized({ lexical, dense }: FusionInput, lexicalWeight: number): Ranked[] {
-  const scores = new Map<string, number>();
+function standardized({ lexical, dense }: FusionInput, lexicalWeight: number): FusedHit[] {
+  const sums = new PartSums();
   const ids = new Set([...lexical, ...dense].map((h) => h.id));
   const lexicalScores = new Map(lexical.map((h) => [h.id, h.score]));
   const denseScores = new Map(dense.map((h) => [h.id, h.score]));
@@ -73,9 +98,10 @@ function standardized({ lexical, dense }: FusionInput, lexicalWeight: number): R
   for (const id of ids) {
     const l = lex.std > 0 ? ((lexicalScores.get(id) ?? 0) - lex.mean) / lex.std : 0;
     const d = den.std > 0 && denseScores.has(id) ? (denseScores.get(id)! - den.mean) / den.std : 0;
-    scores.set(id, lexicalWeight * l + (1 - lexicalWeight) * d);
+    sums.add(id, "lexical", lexicalWeight * l);
+    sums.add(id, "dense", (1 - lexicalWeight) * d);
   }
-  return [...scores].map(([id, score]) => ({ id, score }));
+  return sums.hits();
 }
 
 /** The lexical share of `adaptive` fusion: grows with the best BM25 score, 0 when nothing matched. */
@@ -91,10 +117,9 @@ function stats(values: number[]): { mean: number; std: number } {
   return { mean, std: Math.sqrt(variance) };
 }
 
-function reciprocalRank({ lexical, dense }: FusionInput, k: number): Ranked[] {
-  const scores = new Map<string, number>();
-  for (const list of [lexical, dense]) {
-    list.forEach((hit, rank) => scores.set(hit.id, (scores.get(hit.id) ?? 0) + 1 / (k + rank + 1)));
-  }
-  return [...scores].map(([id, score]) => ({ id, score }));
+function reciprocalRank({ lexical, dense }: FusionInput, k: number): FusedHit[] {
+  const sums = new PartSums();
+  lexical.forEach((hit, rank) => sums.add(hit.id, "lexical", 1 / (k + rank + 1)));
+  dense.forEach((hit, rank) => sums.add(hit.id, "dense", 1 / (k + rank + 1)));
+  return sums.hits();
 }

@@ -54,6 +54,19 @@ export interface RegexItem {
   fields: string[];
 }
 
+/** One stretch of text a pattern matched: `text.slice(start, end)`. */
+export interface MatchSpan {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** The spans a pattern matched in one field of an item (field by position, as the item gave its fields). */
+export interface FieldMatch {
+  field: number;
+  spans: MatchSpan[];
+}
+
 /** One field of every item joined into a single text, so that one RE2 scan finds the candidates of a tier. */
 interface JoinedField {
   text: string;
@@ -112,6 +125,29 @@ export class RegexIndex {
       }
     }
     return topK(hits, limit);
+  }
+
+  /**
+   * Where a pattern matches one item: each field (by position) with the spans it matched, at most `maxSpans` per
+   * field. The item's `search` score is `fieldCount − ` the first field listed; no field listed means no match.
+   */
+  explain(pattern: string, id: string, maxSpans = 20): FieldMatch[] {
+    compilePattern(pattern); // the same refusals as search
+    const fields = this.items.get(id);
+    if (!fields) return [];
+    const all = new RE2(fromPythonSyntax(pattern), "giu");
+    const out: FieldMatch[] = [];
+    fields.forEach((text, field) => {
+      if (text === "") return; // search skips empty fields too
+      const spans: MatchSpan[] = [];
+      all.lastIndex = 0;
+      for (let m = all.exec(text); m && spans.length < maxSpans; m = all.exec(text)) {
+        spans.push({ start: m.index, end: m.index + m[0].length, text: m[0] });
+        if (m[0].length === 0) all.lastIndex = m.index + 1; // an empty match must not stall the scan
+      }
+      if (spans.length > 0) out.push({ field, spans });
+    });
+    return out;
   }
 
   /** Items a scan of the joined field touches, each at most once (the scan skips to the next item after a hit). */

@@ -1,5 +1,5 @@
 /** Labelled queries (SPEC §3): JSONL `{id, query, relevant: [...]}`, every label a known item. */
-import { readRecords } from "../catalog/read-records.js";
+import { parseRecords, readText } from "../catalog/read-records.js";
 import { type Problem, refusedFile } from "../errors.js";
 
 export interface LabelledQuery {
@@ -13,9 +13,15 @@ export interface LabelledQuery {
  * label that `known` does not hold.
  */
 export function loadQueries(path: string, known: (label: string) => boolean): LabelledQuery[] {
+  return parseQueries(path, readText(path), known);
+}
+
+/** `loadQueries` on text already in hand (an upload); `name` stands for the file in messages and picks the format. */
+export function parseQueries(name: string, text: string, known: (label: string) => boolean): LabelledQuery[] {
+  const path = name;
   const problems: Problem[] = [];
   const queries: LabelledQuery[] = [];
-  readRecords(path, ["queries"]).forEach((record, index) => {
+  parseRecords(path, text, ["queries"]).forEach((record, index) => {
     const r = (record ?? {}) as Record<string, unknown>;
     const name = typeof r.id === "string" ? r.id : undefined;
     const fail = (rule: string) => problems.push({ file: path, index, name, rule, message: rule });

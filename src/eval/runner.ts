@@ -29,8 +29,16 @@ export type EvalProgress = (engine: string, done: number, total: number) => void
 
 const WARM_UP_QUERIES = 10;
 
+/** What one engine returned for every query, in query order (for reports that show more than the averages). */
+export interface EngineRun {
+  /** The ranked ids (top 10) per query. */
+  ranked: string[][];
+  /** Milliseconds per query. */
+  latencies: number[];
+}
+
 /** Evaluates one searcher: a warm-up pass over the first queries, then one timed call per query. */
-export async function evaluateSearcher(queries: LabelledQuery[], search: Searcher, onQuery?: (done: number) => void): Promise<EngineReport> {
+export async function evaluateSearcher(queries: LabelledQuery[], search: Searcher, onQuery?: (done: number) => void, run?: EngineRun): Promise<EngineReport> {
   for (const q of queries.slice(0, WARM_UP_QUERIES)) await search(q.query);
   const sums = { r1: 0, r5: 0, r10: 0, ndcg: 0, mrr: 0 };
   const latencies: number[] = [];
@@ -38,6 +46,7 @@ export async function evaluateSearcher(queries: LabelledQuery[], search: Searche
     const started = performance.now();
     const ranked = await search(q.query);
     latencies.push(performance.now() - started);
+    run?.ranked.push(ranked.slice(0, 10));
     const relevant = new Set(q.relevant);
     sums.r1 += recallAt(1, ranked, relevant);
     sums.r5 += recallAt(5, ranked, relevant);
@@ -47,6 +56,7 @@ export async function evaluateSearcher(queries: LabelledQuery[], search: Searche
     onQuery?.(i + 1);
   }
   const n = Math.max(1, queries.length);
+  run?.latencies.push(...latencies);
   return {
     "recall@1": sums.r1 / n,
     "recall@5": sums.r5 / n,
@@ -60,9 +70,20 @@ export async function evaluateSearcher(queries: LabelledQuery[], search: Searche
 
 /** Evaluates every searcher on the same queries, one after the other. */
 export async function evaluate(queries: LabelledQuery[], searchers: Record<string, Searcher>, progress?: EvalProgress): Promise<EvalReport> {
+  return (await evaluateRuns(queries, searchers, progress)).report;
+}
+
+/** `evaluate`, also keeping what each engine returned and how long each query took. */
+export async function evaluateRuns(
+  queries: LabelledQuery[],
+  searchers: Record<string, Searcher>,
+  progress?: EvalProgress,
+): Promise<{ report: EvalReport; runs: Record<string, EngineRun> }> {
   const engines: Record<string, EngineReport> = {};
+  const runs: Record<string, EngineRun> = {};
   for (const [name, search] of Object.entries(searchers)) {
-    engines[name] = await evaluateSearcher(queries, search, (done) => progress?.(name, done, queries.length));
+    runs[name] = { ranked: [], latencies: [] };
+    engines[name] = await evaluateSearcher(queries, search, (done) => progress?.(name, done, queries.length), runs[name]);
   }
-  return { queries: queries.length, engines };
+  return { report: { queries: queries.length, engines }, runs };
 }

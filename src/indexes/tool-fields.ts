@@ -56,6 +56,9 @@ export function toolTexts(tool: Tool): ToolTexts {
   };
 }
 
+/** Names of the regex engine's fields, in the order of `regexFields`. */
+export const REGEX_FIELD_NAMES = ["name", "description", "parameters"] as const;
+
 /** The texts the regex engine searches, in ranking order: name, description, parameters (names and descriptions). */
 export function regexFields(tool: Tool, texts: ToolTexts): string[] {
   const params = [texts.paramNames, texts.paramDescriptions].filter(Boolean).join("\n");

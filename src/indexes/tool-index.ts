@@ -14,7 +14,7 @@ import type { AnthropicTool, Tool } from "../catalog/tool.js";
 import { checkItem } from "../catalog/validate.js";
 import type { Embedder } from "../embeddings/embedder.js";
 import type { EmbedProgress } from "../embeddings/provider.js";
-import { HYBRID_CANDIDATES, needsAsync, SemanticStore } from "../embeddings/semantic-store.js";
+import { HYBRID_CANDIDATES, needsAsync, querySentences, SemanticStore } from "../embeddings/semantic-store.js";
 import { toolEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
 import { Bm25fIndex } from "../engines/bm25f.js";
@@ -23,10 +23,14 @@ import type { Ranked } from "../engines/top-k.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
 import { closestNames } from "../text/suggest.js";
 import { truncateAtWord } from "../text/truncate.js";
-import { regexFields, TOOL_FIELDS, toolTexts } from "./tool-fields.js";
+import {
+  type Explanation, type ExplainOptions, explainedFields, explainedParts, explainedSimilarity, explainedTerms,
+  NOT_A_HYBRID_CANDIDATE, placeIn,
+} from "./explain.js";
+import { REGEX_FIELD_NAMES, regexFields, TOOL_FIELDS, toolTexts } from "./tool-fields.js";
 import {
   DEFAULT_LIMIT, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
-  TOOL_ENGINES, type ToolHit, type ToolIndexOptions, type ToolSearchOptions,
+  TOOL_ENGINES, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions,
 } from "./tool-index-options.js";
 
 export class ToolIndex {
@@ -158,6 +162,42 @@ export class ToolIndex {
     else if (engine === "semantic" || engine === "hybrid") throw needsAsync(engine);
     else throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)}: use ${TOOL_ENGINES.join(", ")}.`);
     return ranked.map((hit) => this.toHit(hit));
+  }
+
+  /**
+   * Why `name` ranks where it does for `query` with one engine: its rank among every match, its score, what outranks
+   * it, and what the score is made of (see `Explanation`). An unknown name throws `unknown_tool`.
+   *
+   * @example
+   * ```ts
+   * const why = await tools.explain("wether forecast", "get_forecast", { engine: "bm25" });
+   * why.terms?.reduce((sum, t) => sum + t.contribution, 0); // === why.score (up to rounding)
+   * ```
+   */
+  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> = {}): Promise<Explanation> {
+    this.require(name);
+    const engine = options.engine ?? "bm25";
+    const all = Math.max(1, this.size);
+    const base = { name, engine, query };
+    if (engine === "regex") {
+      const fields = explainedFields(this.regex.explain(query, name), REGEX_FIELD_NAMES);
+      return { ...base, ...placeIn(this.regex.search(query, all), name), fields };
+    }
+    const terms = this.analyzer.analyze(query);
+    const bm25Terms = () => explainedTerms(this.bm25.explain(terms, name, { fuzzy: options.fuzzy }));
+    if (engine === "bm25") return { ...base, ...placeIn(this.bm25.search(terms, all, { fuzzy: options.fuzzy }), name), terms: bm25Terms() };
+    if (engine !== "semantic" && engine !== "hybrid") this.searchSync(query, { engine }); // throws unknown_engine
+    await this.semantic.prepare();
+    const vectors = await this.semantic.embedQuery(query);
+    const semantic = explainedSimilarity(querySentences(query), this.semantic.sentenceScores(name, vectors));
+    if (engine === "semantic") return { ...base, ...placeIn(this.semantic.rankDense(vectors, all), name), semantic };
+    const lexical = this.bm25.search(terms, HYBRID_CANDIDATES, { fuzzy: options.fuzzy });
+    const { fused, input } = this.semantic.explainHybrid(lexical, vectors);
+    const hit = fused.find((h) => h.id === name);
+    const parts = explainedParts(hit, input, name);
+    const out: Explanation = { ...base, ...placeIn(fused, name), parts, terms: bm25Terms(), semantic };
+    if (!hit) out.note = NOT_A_HYBRID_CANDIDATE;
+    return out;
   }
 
   /**

@@ -19,7 +19,8 @@ import type { Collections } from "./collections.js";
 import { errorsPlugin } from "./errors.js";
 import { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS } from "./limits.js";
 import { createMetrics, metricsPlugin } from "./metrics.js";
-import { consolePlaceholder } from "./plugins/console.js";
+import { webConsole } from "./plugins/web-console.js";
+import { explainEvalRoutes } from "./routes/explain-eval.js";
 import { batchRoutes } from "./routes/batch.js";
 import { collectionRoutes } from "./routes/collections.js";
 import { healthRoutes } from "./routes/health.js";
@@ -44,7 +45,7 @@ export interface ServiceOptions {
   mcp?: { maxSessions?: number; sessionIdleMs?: number };
   /** Bound to a loopback address: `/mcp/{c}` then refuses non-loopback Host headers. */
   loopbackOnly?: boolean;
-  /** The page at `/` (default: a placeholder until the console exists). */
+  /** The page at `/` (default: the web console, plugins/web-console.ts). */
   consolePlugin?: (app: FastifyInstance) => Promise<void>;
 }
 
@@ -93,7 +94,8 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
   await app.register(batchRoutes, { collections });
   await app.register(searchRoutes, { collections, timeoutMs });
   await app.register(mcpRoutes, { collections, ...options.mcp, loopbackOnly: options.loopbackOnly });
-  await app.register(options.consolePlugin ?? consolePlaceholder);
+  await app.register(explainEvalRoutes, { collections, timeoutMs });
+  await app.register(options.consolePlugin ?? webConsole);
   return app;
 }
 

@@ -40,6 +40,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   request_timeout: 503,
   internal_error: 500,
   openapi_invalid: 400,
+  file_unwritable: 500,
 };
 
 /** The body of every error answer. */

@@ -1,7 +1,7 @@
 /** `toolsearch eval --docs PATH`: one searcher per document engine, each ranking the top 10 document ids. */
 import { DocumentIndex } from "../../indexes/document-index.js";
 import { DOCUMENT_ENGINES, type DocumentEngine } from "../../indexes/document-index-options.js";
-import type { Searcher } from "../../eval/runner.js";
+import { documentEvaluators } from "../../eval/searchers.js";
 import { embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
 import { UsageError } from "../output.js";
 import type { SearcherFactory } from "./eval.js";
@@ -15,9 +15,6 @@ export const docsSearchers: SearcherFactory = async (engines, flags) => {
   const embedder = needsEmbeddings(...engines) ? await embedderFromFlags(flags, true) : undefined;
   const index = await DocumentIndex.fromFile(flags.docs!, { embedder });
   if (embedder) await prepareWithProgress(index, "embedding passages");
-  const searchers: Record<string, Searcher> = {};
-  for (const engine of engines as DocumentEngine[]) {
-    searchers[engine] = async (q) => (await index.search(q, { engine, limit: 10 })).map((h) => h.id);
-  }
-  return { known: (id) => index.get(id) !== undefined, searchers };
+  const { searchers, explain } = documentEvaluators(index, engines as DocumentEngine[]);
+  return { known: (id) => index.get(id) !== undefined, searchers, explain };
 };

@@ -1,10 +1,16 @@
 /** `toolsearch eval (--catalog FILE | --docs PATH) --queries FILE [--engine E1,E2] [--max-queries N]` */
+import { writeFileSync } from "node:fs";
+import { basename } from "node:path";
 import type { Command } from "commander";
+import { ToolsearchError } from "../../errors.js";
 import { ToolIndex } from "../../indexes/tool-index.js";
 import { TOOL_ENGINES, type ToolEngine } from "../../indexes/tool-index-options.js";
 import { loadQueries } from "../../eval/queries.js";
-import { patternFromQuery } from "../../eval/regex-pattern.js";
-import { type EvalReport, evaluate, type Searcher } from "../../eval/runner.js";
+import type { LabelledQuery } from "../../eval/queries.js";
+import { buildReportData, type Explainer } from "../../eval/report-data.js";
+import { renderReportHtml } from "../../eval/report-html.js";
+import { type EngineRun, type EvalReport, evaluateRuns, type Searcher } from "../../eval/runner.js";
+import { toolEvaluators } from "../../eval/searchers.js";
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
 import { parseInteger, printJson, printLines, table, UsageError } from "../output.js";
 import { createProgress } from "../progress.js";
@@ -15,25 +21,23 @@ interface EvalFlags extends EmbedderFlags {
   queries: string;
   engine: string;
   maxQueries?: number;
+  report?: string;
   json?: boolean;
 }
 
 /** Builds one searcher per engine name for the item set the flags name. */
-export type SearcherFactory = (engines: string[], flags: EvalFlags) => Promise<{ known: (id: string) => boolean; searchers: Record<string, Searcher> }>;
+export type SearcherFactory = (engines: string[], flags: EvalFlags) => Promise<{ known: (id: string) => boolean; searchers: Record<string, Searcher>; explain: Explainer }>;
 
 /** Tools: every engine ranks the top 10; the regex engine gets a pattern derived from the query's words. */
 export const toolSearchers: SearcherFactory = async (engines, flags) => {
   const embedder = needsEmbeddings(...engines) ? await embedderFromFlags(flags, true) : undefined;
   const index = await ToolIndex.fromFile(flags.catalog!, { embedder });
   if (embedder) await prepareWithProgress(index, "embedding tools");
-  const searchers: Record<string, Searcher> = {};
   for (const engine of engines) {
     if (!TOOL_ENGINES.includes(engine as ToolEngine)) throw new UsageError(`unknown engine ${JSON.stringify(engine)} for tools: use ${TOOL_ENGINES.join(", ")}`);
-    searchers[engine] = engine === "regex"
-      ? (q) => index.searchSync(patternFromQuery(q), { engine: "regex", limit: 10 }).map((h) => h.name)
-      : async (q) => (await index.search(q, { engine: engine as ToolEngine, limit: 10 })).map((h) => h.name);
   }
-  return { known: (id) => index.get(id) !== undefined, searchers };
+  const { searchers, explain } = toolEvaluators(index, engines as ToolEngine[]);
+  return { known: (id) => index.get(id) !== undefined, searchers, explain };
 };
 
 /** Factories for `--docs`; the documents module registers itself here. */
@@ -48,6 +52,7 @@ export function registerEval(program: Command): void {
     .requiredOption("-q, --queries <file>", "labelled queries (JSONL: {id, query, relevant})")
     .option("-e, --engine <list>", "comma-separated engines", "bm25")
     .option("-n, --max-queries <n>", "evaluate only the first N queries", parseInteger("--max-queries", 1, 10_000_000))
+    .option("--report <file.html>", "also write a self-contained HTML report: charts, and the missed queries with explanations")
     .option("--json", "machine-readable output");
   addEmbedderOptions(command)
     .action(async (flags: EvalFlags) => {
@@ -55,17 +60,34 @@ export function registerEval(program: Command): void {
       const engines = [...new Set(flags.engine.split(",").map((e) => e.trim()).filter(Boolean))];
       const factory = flags.catalog ? toolSearchers : evalTargets.docs;
       if (!factory) throw new UsageError("--docs evaluation is not available in this build");
-      const { known, searchers } = await factory(engines, flags);
+      const { known, searchers, explain } = await factory(engines, flags);
       const queries = loadQueries(flags.queries, known).slice(0, flags.maxQueries);
       const progress = createProgress();
-      const report = await evaluate(queries, searchers, (engine, done, total) => {
+      const { report, runs } = await evaluateRuns(queries, searchers, (engine, done, total) => {
         if (done === 1) progress.start(`eval ${engine}`, total);
         progress.update(done);
       });
       progress.stop();
+      if (flags.report) await writeReport(flags.report, queries, report, runs, explain, flags);
       if (flags.json) return printJson(report);
       printLines(formatReport(report));
     });
+}
+
+async function writeReport(path: string, queries: LabelledQuery[], report: EvalReport, runs: Record<string, EngineRun>, explain: Explainer, flags: EvalFlags): Promise<void> {
+  const progress = createProgress();
+  const source: Record<string, string> = { [flags.catalog ? "catalog" : "docs"]: basename((flags.catalog ?? flags.docs)!), queries: basename(flags.queries) };
+  const data = await buildReportData(queries, report, runs, {
+    source,
+    explain,
+    onExplained: (done, total) => {
+      if (done === 1) progress.start("explaining misses", total);
+      progress.update(done);
+    },
+  });
+  progress.stop();
+  writeText(path, await renderReportHtml(data));
+  process.stderr.write(`toolsearch: report written to ${path} (${data.missed.length} missed queries)\n`);
 }
 
 function formatReport(report: EvalReport): string[] {
@@ -75,4 +97,13 @@ function formatReport(report: EvalReport): string[] {
     r.p50_ms.toFixed(2), r.p99_ms.toFixed(2),
   ]);
   return [`${report.queries} queries (metrics in %)`, ...table(["engine", "R@1", "R@5", "R@10", "nDCG@10", "MRR@10", "p50 ms", "p99 ms"], rows)];
+}
+
+/** Writes a file, or fails as a user error naming it. */
+function writeText(path: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (error) {
+    throw new ToolsearchError("file_unwritable", `${path}: cannot write the report (${(error as Error).message})`);
+  }
 }
