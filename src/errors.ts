@@ -61,6 +61,8 @@ export const ErrorCodes = {
   not_ready: "not_ready",
   /** The store (database) cannot be reached or failed; nothing was changed. */
   store_unavailable: "store_unavailable",
+  /** A JSON Schema nested deeper or holding more than the limits (`SCHEMA_LIMITS`); refused before it is read. */
+  schema_too_large: "schema_too_large",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;
@@ -79,6 +81,8 @@ export interface ErrorLocation {
 /** One problem found while validating a file; a refused file carries all of them. */
 export interface Problem extends ErrorLocation {
   message: string;
+  /** A more precise code than the refusal's own, when one applies (e.g. `schema_too_large` inside `catalog_invalid`). */
+  code?: ErrorCode;
 }
 
 /** The error type thrown for anything a user can fix. `code` is stable; `problems` lists every finding. */
