@@ -63,6 +63,10 @@ export const ErrorCodes = {
   store_unavailable: "store_unavailable",
   /** A JSON Schema nested deeper or holding more than the limits (`SCHEMA_LIMITS`); refused before it is read. */
   schema_too_large: "schema_too_large",
+  /** The command line itself is wrong (unknown command or flag, missing argument): exit code 2. */
+  invalid_usage: "invalid_usage",
+  /** A fault in toolsearch itself, not in what it was given; please report it with the message. */
+  internal_error: "internal_error",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

@@ -33,7 +33,9 @@ export function registerMcp(program: Command): void {
     .option("--token <token>", "with --http, require Authorization: Bearer <token> (default: $TOOLSEARCH_MCP_TOKEN)")
     .option("--expose-found", "add the upstream tools that searches find to the gateway's own tool list")
     .option("--call-timeout <ms>", "most time an upstream tool call may take", parseInteger("--call-timeout", 1, 3_600_000), 60_000)
-    .option("--restart-delay <ms>", "first restart delay of a failed upstream (doubles up to 60 s)", parseInteger("--restart-delay", 1, 600_000), 1_000);
+    .option("--restart-delay <ms>", "first restart delay of a failed upstream (doubles up to 60 s)", parseInteger("--restart-delay", 1, 600_000), 1_000)
+    // stdout carries the protocol, so --json only changes how a start-up error is reported: one JSON line on stderr.
+    .option("--json", "report start-up errors as one line of JSON on stderr");
   addEmbedderOptions(command)
     .action(async (flags: McpFlags) => {
       if (!flags.config && !flags.catalog && !flags.docs) throw new UsageError("mcp needs at least one of --config, --catalog or --docs");
