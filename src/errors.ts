@@ -67,6 +67,8 @@ export const ErrorCodes = {
   invalid_usage: "invalid_usage",
   /** A fault in toolsearch itself, not in what it was given; please report it with the message. */
   internal_error: "internal_error",
+  /** A package a feature needs is not installed or its native module is not built (names the package and the fix). */
+  dependency_missing: "dependency_missing",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;
