@@ -9,11 +9,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { guessDraft, SCHEMA_LIMITS, schemaDraftCheck, schemaSizeProblem } from "../../src/catalog/json-schema.js";
 import { loadCatalogFile, normalizeTools } from "../../src/catalog/load.js";
-import { ToolsearchError } from "../../src/errors.js";
 import { InputValidator } from "../../src/execution/validate-input.js";
 import { runTool } from "../../src/execution/run-tool.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { lintTools } from "../../src/lint/runner.js";
+import { refusal } from "../helpers/errors.js";
 import { fixture, tempFile } from "../helpers/files.js";
 import { serverScript } from "../mcp/helpers.js";
 
@@ -22,16 +22,6 @@ function deepSchemaText(levels: number): string {
   let text = '{"type":"string"}';
   for (let i = 0; i < levels; i++) text = `{"type":"object","properties":{"a":${text}}}`;
   return text;
-}
-
-function refusal(fn: () => unknown): ToolsearchError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ToolsearchError) return error;
-    throw error;
-  }
-  assert.fail("expected a refusal");
 }
 
 const tool = (name: string, schema: unknown) => ({ name, description: `The ${name} tool.`, input_schema: schema });
