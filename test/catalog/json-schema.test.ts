@@ -14,7 +14,7 @@ import { InputValidator } from "../../src/execution/validate-input.js";
 import { runTool } from "../../src/execution/run-tool.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { lintTools } from "../../src/lint/runner.js";
-import { refusal } from "../helpers/errors.js";
+import { thrownError as refusal } from "../helpers/errors.js";
 import { fixture, tempFile } from "../helpers/files.js";
 import { serverScript } from "../mcp/helpers.js";
 

@@ -1,13 +1,23 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadCatalogFile, normalizeTools } from "../../src/catalog/load.js";
-import { refusal } from "../helpers/errors.js";
+import { ToolsearchError } from "../../src/errors.js";
 import { tempFile } from "../helpers/files.js";
 
 const anthropic = { name: "get_weather", description: "Current weather", input_schema: { type: "object", properties: { city: { type: "string" } } }, category: "Weather", cache_control: { type: "ephemeral" } };
 const openAiChat = { type: "function", function: { name: "get_time", description: "Current time", parameters: { type: "object", properties: { tz: { type: "string" } } } } };
 const openAiResponses = { type: "function", name: "send_email", description: "Send mail", parameters: { type: "object", properties: {} }, strict: true };
 const mcp = { name: "read_file", title: "Read file", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } } }, annotations: { readOnlyHint: true } };
+
+function refusal(fn: () => unknown): ToolsearchError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ToolsearchError) return error;
+    throw error;
+  }
+  assert.fail("expected the catalog to be refused");
+}
 
 describe("catalog files", () => {
   const tools = [anthropic, openAiChat, openAiResponses, mcp];
