@@ -69,6 +69,12 @@ export const ErrorCodes = {
   request_timeout: "request_timeout",
   /** A fault of the service itself (a bug): the request may be retried; the logs say more. */
   internal_error: "internal_error",
+  /** A JSON Schema nested deeper or holding more than the limits (`SCHEMA_LIMITS`); refused before it is read. */
+  schema_too_large: "schema_too_large",
+  /** The command line itself is wrong (unknown command or flag, missing argument): exit code 2. */
+  invalid_usage: "invalid_usage",
+  /** A package a feature needs is not installed or its native module is not built (names the package and the fix). */
+  dependency_missing: "dependency_missing",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;
@@ -87,6 +93,8 @@ export interface ErrorLocation {
 /** One problem found while validating a file; a refused file carries all of them. */
 export interface Problem extends ErrorLocation {
   message: string;
+  /** A more precise code than the refusal's own, when one applies (e.g. `schema_too_large` inside `catalog_invalid`). */
+  code?: ErrorCode;
 }
 
 /** The error type thrown for anything a user can fix. `code` is stable; `problems` lists every finding. */

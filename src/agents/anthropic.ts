@@ -17,6 +17,7 @@
  * ```
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import { apiSchema } from "../catalog/api-schema.js";
 import type { AnthropicTool, Tool } from "../catalog/tool.js";
 import { TOOL_NAME_PATTERN } from "../catalog/validate.js";
 import { ToolsearchError } from "../errors.js";
@@ -279,7 +280,8 @@ function countServerSearches(toolbox: Toolbox, message: Message): void {
 }
 
 function asTool(definition: AnthropicTool): ToolUnion {
-  return { ...definition } as unknown as ToolUnion;
+  // The API checks schemas against draft 2020-12: draft-04 bounds are sent in their later form (api-schema.ts).
+  return { ...definition, input_schema: apiSchema(definition.input_schema) } as unknown as ToolUnion;
 }
 
 export type { Tool };

@@ -14,6 +14,7 @@
  * ```
  */
 import type OpenAI from "openai";
+import { apiSchema } from "../catalog/api-schema.js";
 import type { AnthropicTool, JsonSchema } from "../catalog/tool.js";
 import { ToolsearchError } from "../errors.js";
 import type { ToolIndex } from "../indexes/tool-index.js";
@@ -52,7 +53,7 @@ export function openAiFunctions(toolbox: Toolbox): FunctionDefinition[] {
     ...toolbox.loadedTools().map((t) => t.definition),
   ];
   return definitions.map((d) => {
-    const fn: FunctionDefinition = { name: d.name, parameters: d.input_schema };
+    const fn: FunctionDefinition = { name: d.name, parameters: apiSchema(d.input_schema) };
     if (d.description !== undefined) fn.description = d.description;
     return fn;
   });

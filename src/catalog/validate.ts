@@ -2,36 +2,41 @@
  * Catalog rules (SPEC §3): valid names, unique names, a JSON Schema that compiles and describes an object.
  * Validation collects every problem so a refused file can be fixed in one pass.
  */
-import { Ajv } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import type { Problem } from "../errors.js";
+import type { ErrorCode, Problem } from "../errors.js";
+import { draftLabel, SCHEMA_DRAFTS, schemaDraftCheck, schemaSizeProblem } from "./json-schema.js";
 import { detectShape, readShape, toTool } from "./shapes.js";
 import type { Tool } from "./tool.js";
 
 /** The tool-name rule shared by Anthropic's and OpenAI's APIs. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
-// Meta-schema checks only (no code generation): compiling 12k validators would dominate load time.
-const draft07 = new Ajv({ strict: false, validateFormats: false });
-const draft2020 = new Ajv2020({ strict: false, validateFormats: false });
-
-function metaSchemaErrors(schema: Record<string, unknown>): string | undefined {
-  const declared = typeof schema.$schema === "string" ? schema.$schema : "";
-  const ajv = /2019-09|2020-12/.test(declared) ? draft2020 : draft07;
-  const { $schema: _ignored, ...body } = schema;
-  if (ajv.validateSchema(body)) return undefined;
-  return ajv.errorsText(ajv.errors, { dataVar: "input_schema" });
+/** What is wrong with an input schema, and the code that says so more precisely than the caller's own. */
+export interface SchemaIssue {
+  message: string;
+  code?: ErrorCode;
 }
 
-/** Why a JSON Schema is not usable as a tool's input schema, or undefined when it is. */
-export function schemaProblem(schema: unknown): string | undefined {
+/**
+ * Why a JSON Schema is not usable as a tool's input schema, or undefined when it is. Any draft from 04 to 2020-12 is
+ * accepted (see json-schema.ts); a refusal names the draft the schema declares or looks written in.
+ */
+export function schemaIssue(schema: unknown): SchemaIssue | undefined {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-    return "input schema must be a JSON Schema object";
+    return { message: "input schema must be a JSON Schema object" };
   }
+  const tooLarge = schemaSizeProblem(schema);
+  if (tooLarge) return { message: tooLarge, code: "schema_too_large" };
   const type = (schema as Record<string, unknown>).type;
-  if (type !== "object") return `input schema "type" must be "object" (found ${JSON.stringify(type)})`;
-  const errors = metaSchemaErrors(schema as Record<string, unknown>);
-  return errors ? `input schema is not valid JSON Schema (${errors})` : undefined;
+  if (type !== "object") return { message: `input schema "type" must be "object" (found ${JSON.stringify(type)})` };
+  const check = schemaDraftCheck(schema as Record<string, unknown>);
+  if (check.error === undefined) return undefined;
+  const others = SCHEMA_DRAFTS.filter((d) => d !== check.draft).map(draftLabel).join(", ");
+  return { message: `input schema is not valid JSON Schema: under ${draftLabel(check.draft)}, ${check.error}; no other draft (${others}) accepts it either` };
+}
+
+/** `schemaIssue`'s message alone. */
+export function schemaProblem(schema: unknown): string | undefined {
+  return schemaIssue(schema)?.message;
 }
 
 /** Why a name is not a valid tool name, or undefined when it is. */
@@ -46,7 +51,7 @@ export type ItemCheck = { tool: Tool; problems: [] } | { tool?: undefined; probl
 
 /** Checks one item of any shape and builds the `Tool` when it is valid. */
 export function checkItem(item: unknown, index: number, file?: string): ItemCheck {
-  const at = (rule: string, name?: string): Problem => ({ file, index, name, rule, message: rule });
+  const at = (rule: string, name?: string, code?: ErrorCode): Problem => ({ file, index, name, rule, message: rule, ...(code ? { code } : {}) });
   const shape = detectShape(item);
   if (typeof shape !== "string") return { problems: [at(shape.error)] };
   const raw = readShape(item as Record<string, unknown>, shape);
@@ -57,8 +62,8 @@ export function checkItem(item: unknown, index: number, file?: string): ItemChec
   if (raw.description !== undefined && typeof raw.description !== "string") problems.push(at("description must be a string", name));
   const extras = raw.extras as Record<string, unknown>;
   if (extras.category !== undefined && typeof extras.category !== "string") problems.push(at("category must be a string", name));
-  const badSchema = schemaProblem(raw.schema);
-  if (badSchema) problems.push(at(badSchema, name));
+  const badSchema = schemaIssue(raw.schema);
+  if (badSchema) problems.push(at(badSchema.message, name, badSchema.code));
   if (problems.length) return { problems };
   return { tool: toTool(raw, shape), problems: [] };
 }

@@ -2,7 +2,7 @@
  * Providers by name, for the CLI and configuration files:
  * - `use-lite` (default): Universal Sentence Encoder lite, offline;
  * - `onnx:<folder>`: a local sentence-transformers ONNX export (e.g. all-MiniLM-L6-v2), through the optional
- *   `@huggingface/transformers`;
+ *   `@huggingface/transformers` (an optional peer dependency);
  * - `http:<model>`: an OpenAI-compatible endpoint; base URL, key and dimensions from `HttpSpecOptions`.
  */
 import { ToolsearchError } from "../errors.js";

@@ -1,7 +1,8 @@
 /**
  * A local ONNX sentence encoder (a sentence-transformers export such as `all-MiniLM-L6-v2` or `bge-small-en-v1.5`:
  * `config.json`, `tokenizer.json`, `tokenizer_config.json` and `onnx/model.onnx` or `model.onnx`) run by
- * `@huggingface/transformers` on onnxruntime. That package is an optional dependency; remote models are disabled, so
+ * `@huggingface/transformers` on onnxruntime. That package is an optional peer dependency (installed only by those who
+ * use this provider: it brings onnxruntime, some 450 MB); remote models are disabled, so
  * nothing is ever downloaded. Vectors are mean-pooled over tokens (`cls` for BGE-style models) and normalized.
  */
 import { createHash } from "node:crypto";
@@ -75,7 +76,7 @@ async function importTransformers(): Promise<typeof import("@huggingface/transfo
   } catch (error) {
     throw new ToolsearchError(
       "embedding_failed",
-      `The onnx embedder needs the optional dependency @huggingface/transformers (${error instanceof Error ? error.message : String(error)}); install it with ONNXRUNTIME_NODE_INSTALL=skip npm install @huggingface/transformers.`,
+      `The onnx embedder needs @huggingface/transformers, an optional peer dependency of toolsearch that is not installed (${error instanceof Error ? error.message.split("\n")[0] : String(error)}). Install it next to toolsearch: npm install @huggingface/transformers@^4`,
     );
   }
 }

@@ -3,7 +3,8 @@
  * matches in linear time, so no pattern can stall a search. Items rank by the first field that matches, in field
  * order (for tools: name, then description, then parameters); ties break by id.
  */
-import RE2 from "re2";
+import { createRequire } from "node:module";
+import type RE2 from "re2";
 import { ToolsearchError } from "../errors.js";
 import { type Ranked, topK } from "./top-k.js";
 
@@ -18,6 +19,29 @@ const REFUSALS: [RegExp, string][] = [
   [/invalid named capture group|\(\?P=/, "back-references (\\1, (?P=name)) are not supported: RE2 matches in linear time and cannot refer back to a group"],
   [/invalid or unsupported Perl syntax: `\(\?>|\(\?>/, "atomic groups (?>…) are not supported by RE2"],
 ];
+
+const require = createRequire(import.meta.url);
+let re2Class: typeof RE2 | undefined;
+
+/**
+ * RE2, loaded on first use rather than on import: its native module is built by an install script, which npm ≥ 11.19
+ * runs only when the project allows it. Without it, the regex engine says how to fix that, and the rest works.
+ */
+function newRe2(pattern: string, flags: string): RE2 {
+  if (!re2Class) {
+    try {
+      re2Class = require("re2") as typeof RE2;
+    } catch (error) {
+      throw new ToolsearchError(
+        "dependency_missing",
+        `The regex engine needs the native module of re2, which is not built (${(error as Error).message.split("\n")[0]}). ` +
+          `Allow its install script and rebuild it: add "allowScripts": {"re2": true} to your package.json, then run npm rebuild re2.`,
+        { details: { package: "re2" } },
+      );
+    }
+  }
+  return new re2Class(pattern, flags);
+}
 
 /** Rewrites the few spellings where Python and RE2 differ (`\Z` is RE2's `\z`); the rest is shared syntax. */
 export function fromPythonSyntax(pattern: string): string {
@@ -41,8 +65,9 @@ export function compilePattern(pattern: string): RE2 {
   }
   if (pattern.trim() === "") throw new ToolsearchError("invalid_pattern", "Pattern is empty: give a regular expression such as \"weather|forecast\".");
   try {
-    return new RE2(fromPythonSyntax(pattern), "iu");
+    return newRe2(fromPythonSyntax(pattern), "iu");
   } catch (error) {
+    if (error instanceof ToolsearchError) throw error;
     const reason = refusalReason(pattern, (error as Error).message);
     throw new ToolsearchError("invalid_pattern", `Invalid pattern ${JSON.stringify(pattern)}: ${reason}.`, { details: { reason } });
   }
@@ -110,7 +135,7 @@ export class RegexIndex {
   search(pattern: string, limit: number): Ranked[] {
     const exact = compilePattern(pattern);
     const joined = this.joinedFields();
-    const scan = STRING_EDGE_ANCHORS.test(pattern) ? undefined : new RE2(fromPythonSyntax(pattern), "gimu");
+    const scan = STRING_EDGE_ANCHORS.test(pattern) ? undefined : newRe2(fromPythonSyntax(pattern), "gimu");
     const found = new Set<number>();
     const hits: Ranked[] = [];
     for (let field = 0; field < this.fieldCount && hits.length < limit; field++) {
@@ -135,7 +160,7 @@ export class RegexIndex {
     compilePattern(pattern); // the same refusals as search
     const fields = this.items.get(id);
     if (!fields) return [];
-    const all = new RE2(fromPythonSyntax(pattern), "giu");
+    const all = newRe2(fromPythonSyntax(pattern), "giu");
     const out: FieldMatch[] = [];
     fields.forEach((text, field) => {
       if (text === "") return; // search skips empty fields too

@@ -26,7 +26,7 @@ export type ToolHandler = (input: Record<string, unknown>, context: ToolCallCont
 export type ToolHandlers = Record<string, ToolHandler> | Map<string, ToolHandler>;
 
 /** How a call ended. */
-export type ToolCallStatus = "ok" | "invalid_input" | "unknown_tool" | "no_handler" | "handler_error" | "timeout";
+export type ToolCallStatus = "ok" | "invalid_input" | "unknown_tool" | "no_handler" | "handler_error" | "timeout" | "schema_too_large";
 
 /** The outcome of one call: content for the tool result, and whether it is an error. */
 export interface ToolCallOutcome {
@@ -72,7 +72,7 @@ export async function runTool(
   const handler = handlers instanceof Map ? handlers.get(tool.name) : Object.hasOwn(handlers, tool.name) ? handlers[tool.name] : undefined;
   if (!handler) return fail("no_handler", `Tool ${tool.name} is in the catalog but this application cannot run it (no handler registered). Tell the user it is unavailable, or use another tool.`);
   const check = (options.validator ?? fallbackValidator).validate(tool.name, tool.inputSchema, call.input ?? {});
-  if (!check.ok) return fail("invalid_input", check.message);
+  if (!check.ok) return fail(check.code === "schema_too_large" ? "schema_too_large" : "invalid_input", check.message);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   try {
     const value = await withTimeout(timeoutMs, (signal) => handler(check.input, { toolName: tool.name, callId: call.id, signal }));

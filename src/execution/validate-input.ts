@@ -12,18 +12,22 @@
  * // { ok: false, problems: [...], message: 'Invalid input for trigger_reorder: … Fix the input and call trigger_reorder again.' }
  * ```
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { ErrorObject, Options, ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
+import { type AjvCore, ajvForDraft, type SchemaDraft, schemaDraftCheck, schemaSizeProblem } from "../catalog/json-schema.js";
 import type { JsonSchema } from "../catalog/tool.js";
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: AjvCore) => AjvCore;
 
-/** The result of validating one input: the coerced input with defaults, or what is wrong with it. */
+/**
+ * The result of validating one input: the coerced input with defaults, or what is wrong with it. `code` is
+ * `invalid_arguments` when the input is at fault, `schema_too_large` when the tool's schema is too deep or too large
+ * to check (then no input can pass: the tool must be fixed).
+ */
 export type InputCheck =
   | { ok: true; input: Record<string, unknown> }
-  | { ok: false; problems: string[]; message: string };
+  | { ok: false; code: "invalid_arguments" | "schema_too_large"; problems: string[]; message: string };
 
 /** Options of an `InputValidator`. */
 export interface InputValidatorOptions {
@@ -33,56 +37,70 @@ export interface InputValidatorOptions {
   useDefaults?: boolean;
 }
 
-/** A compiled schema, or the reason it cannot be compiled (then inputs are passed through unchecked). */
-type Compiled = { validate: ValidateFunction } | { skip: string };
+/**
+ * A compiled schema; or the reason it cannot be compiled (then inputs are passed through unchecked); or why it is
+ * refused outright (over the size limits).
+ */
+type Compiled = { validate: ValidateFunction } | { skip: string } | { tooLarge: string };
 
 /** Validates tool inputs; compiled validators are cached per schema object. */
 export class InputValidator {
-  private readonly draft07: Ajv;
-  private readonly draft2020: Ajv;
+  private readonly ajvOptions: Options;
+  private readonly byDraft = new Map<SchemaDraft, AjvCore>();
   private readonly cache = new WeakMap<JsonSchema, Compiled>();
 
   constructor(options: InputValidatorOptions = {}) {
-    const ajvOptions = {
+    this.ajvOptions = {
       strict: false,
       allErrors: true,
       coerceTypes: options.coerce ?? true,
       useDefaults: options.useDefaults ?? true,
       validateSchema: false,
     };
-    this.draft07 = addFormats(new Ajv(ajvOptions));
-    this.draft2020 = addFormats(new Ajv2020(ajvOptions) as unknown as Ajv);
   }
 
   /** Checks `input` (a copy is coerced, the original is left alone). */
   validate(toolName: string, schema: JsonSchema, input: unknown): InputCheck {
+    const compiled = this.compile(schema);
+    if ("tooLarge" in compiled) {
+      const message = `${toolName} cannot be called: its input schema is refused (${compiled.tooLarge}). Tell the user the tool is broken, or use another tool.`;
+      return { ok: false, code: "schema_too_large", problems: [compiled.tooLarge], message };
+    }
     if (typeof input !== "object" || input === null || Array.isArray(input)) {
       const problems = [`the input must be a JSON object (got ${describeValue(input)})`];
-      return { ok: false, problems, message: invalidMessage(toolName, schema, problems) };
+      return { ok: false, code: "invalid_arguments", problems, message: invalidMessage(toolName, schema, problems) };
     }
-    const compiled = this.compile(schema);
     const copy = structuredClone(input) as Record<string, unknown>;
     if ("skip" in compiled) return { ok: true, input: copy };
     if (compiled.validate(copy)) return { ok: true, input: copy };
     const problems = describeErrors(compiled.validate.errors ?? [], copy);
-    return { ok: false, problems, message: invalidMessage(toolName, schema, problems) };
+    return { ok: false, code: "invalid_arguments", problems, message: invalidMessage(toolName, schema, problems) };
   }
 
   private compile(schema: JsonSchema): Compiled {
     const cached = this.cache.get(schema);
     if (cached) return cached;
     let compiled: Compiled;
-    const declared = typeof schema.$schema === "string" ? schema.$schema : "";
-    const ajv = /2019-09|2020-12/.test(declared) ? this.draft2020 : this.draft07;
-    try {
-      const { $schema: _ignored, $id: _id, ...body } = schema;
-      compiled = { validate: ajv.compile(body) };
-    } catch (error) {
-      // A schema ajv cannot compile (e.g. a $ref to elsewhere) must not block the tool: the handler sees the input as sent.
-      compiled = { skip: error instanceof Error ? error.message : String(error) };
+    const tooLarge = schemaSizeProblem(schema);
+    if (tooLarge) compiled = { tooLarge };
+    else {
+      try {
+        // The draft whose meta-schema accepts the schema decides what its keywords mean (e.g. a boolean exclusiveMinimum).
+        const { $schema: _ignored, $id: _id, ...body } = schema;
+        compiled = { validate: this.ajv(schemaDraftCheck(schema).draft).compile(body) };
+      } catch (error) {
+        // A schema ajv cannot compile (e.g. a $ref to elsewhere) must not block the tool: the handler sees the input as sent.
+        compiled = { skip: error instanceof Error ? error.message : String(error) };
+      }
     }
     this.cache.set(schema, compiled);
     return compiled;
+  }
+
+  private ajv(draft: SchemaDraft): AjvCore {
+    let ajv = this.byDraft.get(draft);
+    if (!ajv) this.byDraft.set(draft, (ajv = addFormats(ajvForDraft(draft, this.ajvOptions))));
+    return ajv;
   }
 }
 

@@ -221,7 +221,8 @@ export class ToolIndex {
     const checked = checkItem(tool, this.tools.size, "tool");
     if (!checked.tool) {
       const p = checked.problems[0];
-      throw new ToolsearchError("tool_invalid", `${describeLocation({ name: p.name })}: ${p.message}`.replace(/^: /, ""), { problems: checked.problems });
+      const code = checked.problems.some((q) => q.code === "schema_too_large") ? "schema_too_large" : "tool_invalid";
+      throw new ToolsearchError(code, `${describeLocation({ name: p.name })}: ${p.message}`.replace(/^: /, ""), { problems: checked.problems });
     }
     return checked.tool;
   }

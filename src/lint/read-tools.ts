@@ -2,6 +2,7 @@
  * Reads catalog items leniently for linting: every item becomes a `LintTool`, whatever is wrong with it, so that
  * broken names and schemas are reported as findings instead of refusing the file (as `loadCatalogFile` does).
  */
+import { schemaSizeProblem } from "../catalog/json-schema.js";
 import { readRecords } from "../catalog/read-records.js";
 import { detectShape, readShape } from "../catalog/shapes.js";
 import type { Analyzer } from "../text/analyzer.js";
@@ -32,6 +33,9 @@ export function toLintTool(item: unknown, index: number, analyzer: Analyzer): Li
   }
   const raw = readShape(item as Record<string, unknown>, shape);
   const name = typeof raw.name === "string" ? raw.name : undefined;
+  // A schema over the limits is reported once (schema/invalid) and never reaches rules that walk or serialize it.
+  const tooLarge = schemaSizeProblem(raw.schema);
+  if (tooLarge) return blank(index, name, `${tooLarge} (schema_too_large)`, analyzer);
   const description = typeof raw.description === "string" ? raw.description : "";
   const { namespace, localName } = splitNamespace(name ?? "");
   const nameTerms = analyzer.analyze(localName);

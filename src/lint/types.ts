@@ -38,7 +38,7 @@ export interface LintTool {
   id: string;
   /** The name when it is a string (valid or not). */
   name?: string;
-  /** Why the item is not a tool at all (not an object, unknown shape), when that is so. */
+  /** Why the item is not a tool at all (not an object, unknown shape, a schema over the size limits), when that is so. */
   shapeError?: string;
   /** The description, or "" when absent or not a string. */
   description: string;

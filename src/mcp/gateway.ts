@@ -245,7 +245,8 @@ export class Gateway {
       try {
         this.index.add({ ...tool, name, category: server });
       } catch (error) {
-        this.log(`toolsearch mcp: skipped ${server}/${tool.name}: ${(error as Error).message}`);
+        const code = error instanceof ToolsearchError ? ` (${error.code})` : "";
+        this.log(`toolsearch mcp: skipped ${server}/${tool.name}${code}: ${(error as Error).message}`);
         continue;
       }
       this.routes.set(name, { server, tool: tool.name, definition: { ...tool, name } });

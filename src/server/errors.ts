@@ -40,6 +40,9 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   request_timeout: 503,
   internal_error: 500,
   openapi_invalid: 400,
+  schema_too_large: 400,
+  invalid_usage: 400,
+  dependency_missing: 500,
   file_unwritable: 500,
 };
 

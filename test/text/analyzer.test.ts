@@ -37,6 +37,11 @@ describe("analyzer", () => {
     assert.deepEqual(analyzer.analyze("Crème BRÛLÉE straße"), ["creme", "brule", "strass"]);
   });
 
+  it("never makes an empty term, even from a word of combining marks alone (found by test/fuzz)", () => {
+    assert.deepEqual(analyzer.analyze("\u{1D15E}"), []);
+    assert.deepEqual(analyzer.analyze("a\u{1D15E}b tune"), ["b", "tune"]);
+  });
+
   it("does not let the English stemmer mangle short non-English words", () => {
     assert.deepEqual(analyzer.analyze("lay day tuy quy nhieu khoe"), ["lay", "day", "tuy", "quy", "nhieu", "khoe"]);
   });

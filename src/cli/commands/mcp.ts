@@ -51,7 +51,9 @@ export function registerMcp(program: Command): void {
     .option("--eager", "start every upstream at launch instead of on its first call")
     .option("--idle-stop <seconds>", `stop an upstream after this long without a call; 0 = never (default ${DEFAULT_IDLE_STOP_SECONDS}, or 0 with --eager)`, parseInteger("--idle-stop", 0, 31_536_000))
     .option("--session-idle <seconds>", "with --http, close a session after this long without a request; 0 = never", parseInteger("--session-idle", 0, 31_536_000), DEFAULT_SESSION_IDLE_MS / 1000)
-    .option("--max-sessions <n>", "with --http, most sessions open at once (one more gets HTTP 503)", parseInteger("--max-sessions", 1, 10_000_000), DEFAULT_MAX_SESSIONS);
+    .option("--max-sessions <n>", "with --http, most sessions open at once (one more gets HTTP 503)", parseInteger("--max-sessions", 1, 10_000_000), DEFAULT_MAX_SESSIONS)
+    // stdout carries the protocol, so --json only changes how a start-up error is reported: one JSON line on stderr.
+    .option("--json", "report start-up errors as one line of JSON on stderr");
   registerMcpImport(command);
   addEmbedderOptions(command)
     .action(async (flags: McpFlags) => {

@@ -17,5 +17,6 @@ export function foldText(text: string): string {
 /** Removes diacritics, so text typed with and without accents matches (Vietnamese included). */
 export function foldDiacritics(tokens: Token[]): Token[] {
   for (const t of tokens) t.text = foldText(t.text);
-  return tokens;
+  // A chunk of combining marks alone (e.g. the stem of a musical symbol, U+1D165) folds to nothing: no empty terms.
+  return tokens.some((t) => t.text === "") ? tokens.filter((t) => t.text !== "") : tokens;
 }
