@@ -7,10 +7,23 @@ import { ToolsearchError } from "../errors.js";
 import { EmbeddingCache, hashText } from "./cache.js";
 import { type EmbeddingProvider, type EmbedProgress, normalize } from "./provider.js";
 
+/**
+ * Where an `Embedder` keeps vectors between runs: the local `EmbeddingCache` file, or the vector table of a service
+ * store (`Store` of src/store/types.ts), so that every process on one store embeds a text once. Either side may be
+ * synchronous or asynchronous.
+ */
+export interface VectorCache {
+  getMany(provider: string, hashes: string[], dimensions: number): Map<string, Float32Array> | Promise<Map<string, Float32Array>>;
+  putMany(provider: string, entries: Array<[hash: string, vector: Float32Array]>): void | Promise<void>;
+}
+
 /** Options of an `Embedder`. */
 export interface EmbedderOptions {
-  /** The persistent cache; `false` keeps nothing on disk (default: a cache at `.toolsearch/embeddings.sqlite`). */
-  cache?: EmbeddingCache | false;
+  /**
+   * The persistent cache; `false` keeps nothing on disk (default: a cache at `.toolsearch/embeddings.sqlite`).
+   * A service passes its store here. `close()` closes only an `EmbeddingCache`; a store belongs to its owner.
+   */
+  cache?: VectorCache | false;
   /** Queries remembered in memory (default 1000). */
   queryCacheSize?: number;
   /** Also keep query vectors in the persistent cache (default false; `eval` turns it on, since it repeats queries). */
@@ -19,7 +32,7 @@ export interface EmbedderOptions {
 
 export class Embedder {
   readonly provider: EmbeddingProvider;
-  readonly cache: EmbeddingCache | undefined;
+  readonly cache: VectorCache | undefined;
   private readonly queryCache = new Map<string, Float32Array>();
   private readonly queryCacheSize: number;
   private readonly persistQueries: boolean;
@@ -45,7 +58,7 @@ export class Embedder {
   /** Unit vectors for `texts`, from the cache where possible; `onProgress` counts only texts actually embedded. */
   async embedMany(texts: string[], onProgress?: EmbedProgress): Promise<Float32Array[]> {
     const hashes = texts.map(hashText);
-    const found = this.cache?.getMany(this.id, hashes, this.dimensions) ?? new Map<string, Float32Array>();
+    const found = (await this.cache?.getMany(this.id, hashes, this.dimensions)) ?? new Map<string, Float32Array>();
     const missing = new Map<string, string>();
     hashes.forEach((hash, i) => {
       if (!found.has(hash)) missing.set(hash, texts[i]);
@@ -53,7 +66,7 @@ export class Embedder {
     if (missing.size > 0) {
       const fresh = await this.callProvider([...missing.values()], onProgress);
       const entries = [...missing.keys()].map((hash, i) => [hash, fresh[i]] as [string, Float32Array]);
-      this.cache?.putMany(this.id, entries);
+      await this.cache?.putMany(this.id, entries);
       for (const [hash, vector] of entries) found.set(hash, vector);
     }
     return hashes.map((hash) => found.get(hash)!);
@@ -94,7 +107,7 @@ export class Embedder {
 
   async close(): Promise<void> {
     await this.provider.close?.();
-    this.cache?.close();
+    if (this.cache instanceof EmbeddingCache) this.cache.close();
   }
 
   private async callProvider(texts: string[], onProgress?: EmbedProgress): Promise<Float32Array[]> {

@@ -1,0 +1,495 @@
+/**
+ * The embedded store: one SQLite file (better-sqlite3) in WAL mode. The default store of `toolsearch serve`.
+ *
+ * Durability: `synchronous = FULL` with WAL makes every commit fsync the log before the method resolves, so an
+ * acknowledged write survives a process crash *and* an operating-system crash or power cut. (`NORMAL` would survive
+ * `kill -9` too, but may drop the last commits on power loss; a service that answers 2xx promises more than that.)
+ *
+ * Several processes may open one file (the server and `toolsearch keys`): WAL lets readers run beside the writer and
+ * `busy_timeout` makes a writer wait for the lock instead of failing. `onChange` is announced only to listeners in
+ * this process; another process's writes show up in `changesSince`.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { ToolsearchError } from "../errors.js";
+import type {
+  ApiKeyRecord,
+  Change,
+  CollectionKind,
+  CollectionRecord,
+  ItemInput,
+  ItemRecord,
+  ManifestRecord,
+  Scope,
+  Store,
+  Unsubscribe,
+  WriteOptions,
+} from "./types.js";
+
+/** Marks our files ("TSS1"), so that a foreign SQLite database is never written into. */
+const APPLICATION_ID = 0x54535331;
+
+/** Schema steps, applied in order; `user_version` records how many ran. Append, never edit a shipped step. */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE collections (
+     name TEXT PRIMARY KEY, kind TEXT NOT NULL, config TEXT NOT NULL,
+     updated_at TEXT NOT NULL, version INTEGER NOT NULL);
+   CREATE TABLE items (
+     collection TEXT NOT NULL REFERENCES collections(name) ON DELETE CASCADE,
+     key TEXT NOT NULL, body TEXT NOT NULL, etag TEXT NOT NULL, updated_at TEXT NOT NULL,
+     PRIMARY KEY (collection, key)) WITHOUT ROWID;
+   CREATE TABLE changes (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT, collection TEXT NOT NULL, scope TEXT NOT NULL, key TEXT);
+   CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, scope TEXT NOT NULL, collection TEXT, label TEXT,
+     created_at TEXT NOT NULL, revoked_at TEXT);
+   CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+   CREATE TABLE vectors (
+     provider TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (provider, hash)) WITHOUT ROWID;
+   CREATE TABLE manifests (
+     owner TEXT NOT NULL, server TEXT NOT NULL, config_hash TEXT NOT NULL, tools TEXT NOT NULL,
+     updated_at TEXT NOT NULL, PRIMARY KEY (owner, server)) WITHOUT ROWID;`,
+];
+
+/** Options of a `SqliteStore`. */
+export interface SqliteStoreOptions {
+  /** How long a write waits for another process's lock before `store_unavailable` (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+interface CollectionRow {
+  name: string;
+  kind: CollectionKind;
+  config: string;
+  updated_at: string;
+  version: number;
+  size: number;
+}
+
+interface ItemRow {
+  collection: string;
+  key: string;
+  body: string;
+  etag: string;
+  updated_at: string;
+}
+
+interface KeyRow {
+  id: string;
+  scope: Scope;
+  collection: string | null;
+  label: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/**
+ * The embedded store.
+ *
+ * @example
+ * const store = new SqliteStore("/var/lib/toolsearch/store.sqlite");
+ * await store.migrate();
+ * await store.putCollection("crm", "tools", {}, [{ key: "get_customer", body: tool }]);
+ */
+export class SqliteStore implements Store {
+  readonly kind = "sqlite";
+  readonly location: string;
+  private readonly db: Database.Database;
+  private readonly listeners = new Set<(changes: Change[]) => void>();
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.location = path;
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    try {
+      this.db = new Database(path);
+      this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      if (path !== ":memory:") this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = FULL");
+      this.db.pragma("foreign_keys = ON");
+    } catch (error) {
+      throw unavailable(path, error);
+    }
+  }
+
+  async migrate(): Promise<void> {
+    this.guard(() => {
+      // IMMEDIATE takes the write lock first, so two processes starting at once migrate one after the other.
+      this.db.transaction(() => {
+        const tables = this.db.prepare("SELECT count(*) FROM sqlite_master").pluck().get() as number;
+        const applicationId = this.db.pragma("application_id", { simple: true }) as number;
+        if (tables > 0 && applicationId !== APPLICATION_ID) {
+          throw new ToolsearchError("store_unavailable", `${this.location} holds another application's database, not a toolsearch store; nothing was changed`);
+        }
+        const version = this.db.pragma("user_version", { simple: true }) as number;
+        if (version > MIGRATIONS.length) {
+          throw new ToolsearchError("store_unavailable", `${this.location} has schema version ${version}, newer than this toolsearch understands (${MIGRATIONS.length}); upgrade toolsearch`);
+        }
+        for (let step = version; step < MIGRATIONS.length; step++) this.db.exec(MIGRATIONS[step]);
+        this.db.pragma(`application_id = ${APPLICATION_ID}`);
+        this.db.pragma(`user_version = ${MIGRATIONS.length}`);
+      }).immediate();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+    this.listeners.clear();
+  }
+
+  // Collections
+
+  async listCollections(): Promise<CollectionRecord[]> {
+    const rows = this.guard(() => this.db.prepare(`${COLLECTION_SELECT} ORDER BY c.name`).all() as CollectionRow[]);
+    return rows.map(toCollection);
+  }
+
+  async getCollection(name: string): Promise<CollectionRecord | undefined> {
+    const row = this.guard(() => this.collectionRow(name));
+    return row && toCollection(row);
+  }
+
+  async putCollection(
+    name: string,
+    kind: CollectionKind,
+    config: Record<string, unknown>,
+    items: ItemInput[],
+  ): Promise<{ created: boolean; collection: CollectionRecord }> {
+    const configText = JSON.stringify(config);
+    const bodies = items.map((item) => [item.key, JSON.stringify(item.body)] as const);
+    const created = this.write(() => {
+      const existed = this.collectionRow(name) !== undefined;
+      const seq = this.logChange(name, "collection");
+      const now = new Date().toISOString();
+      if (existed) this.db.prepare("DELETE FROM items WHERE collection = ?").run(name);
+      this.db
+        .prepare(`INSERT INTO collections (name, kind, config, updated_at, version) VALUES (?, ?, ?, ?, ?)
+                  ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, config = excluded.config,
+                  updated_at = excluded.updated_at, version = excluded.version`)
+        .run(name, kind, configText, now, seq);
+      const insert = this.db.prepare("INSERT INTO items (collection, key, body, etag, updated_at) VALUES (?, ?, ?, ?, ?)");
+      for (const [key, body] of bodies) insert.run(name, key, body, etagOf(seq, body), now);
+      return { result: !existed, changes: [{ seq, collection: name, scope: "collection" as const }] };
+    });
+    return { created, collection: (await this.getCollection(name))! };
+  }
+
+  async deleteCollection(name: string): Promise<boolean> {
+    return this.write(() => {
+      if (!this.collectionRow(name)) return { result: false, changes: [] };
+      const seq = this.logChange(name, "collection");
+      this.db.prepare("DELETE FROM collections WHERE name = ?").run(name);
+      return { result: true, changes: [{ seq, collection: name, scope: "collection" as const }] };
+    });
+  }
+
+  // Items
+
+  async listItems(collection: string): Promise<ItemRecord[]> {
+    return this.guard(() => {
+      this.requireCollection(collection);
+      const rows = this.db.prepare("SELECT * FROM items WHERE collection = ? ORDER BY key").all(collection) as ItemRow[];
+      return rows.map(toItem);
+    });
+  }
+
+  async getItem(collection: string, key: string): Promise<ItemRecord | undefined> {
+    return this.guard(() => {
+      this.requireCollection(collection);
+      const row = this.itemRow(collection, key);
+      return row && toItem(row);
+    });
+  }
+
+  async putItem(collection: string, item: ItemInput, options: WriteOptions = {}): Promise<{ created: boolean; item: ItemRecord }> {
+    const body = JSON.stringify(item.body);
+    return this.write(() => {
+      this.requireCollection(collection);
+      const current = this.itemRow(collection, item.key);
+      checkMatch(collection, item.key, current, options);
+      const seq = this.logChange(collection, "item", item.key);
+      const now = new Date().toISOString();
+      const row: ItemRow = { collection, key: item.key, body, etag: etagOf(seq, body), updated_at: now };
+      this.upsertRow(row);
+      this.touch(collection, seq, now);
+      return { result: { created: !current, item: toItem(row) }, changes: [{ seq, collection, scope: "item" as const, key: item.key }] };
+    });
+  }
+
+  async deleteItem(collection: string, key: string, options: WriteOptions = {}): Promise<boolean> {
+    return this.write(() => {
+      this.requireCollection(collection);
+      const current = this.itemRow(collection, key);
+      checkMatch(collection, key, current, options);
+      if (!current) return { result: false, changes: [] };
+      const seq = this.logChange(collection, "item", key);
+      this.db.prepare("DELETE FROM items WHERE collection = ? AND key = ?").run(collection, key);
+      this.touch(collection, seq, new Date().toISOString());
+      return { result: true, changes: [{ seq, collection, scope: "item" as const, key }] };
+    });
+  }
+
+  async batch(collection: string, upsert: ItemInput[], remove: string[]): Promise<{ upserted: number; deleted: number }> {
+    const bodies = upsert.map((item) => [item.key, JSON.stringify(item.body)] as const);
+    return this.write(() => {
+      this.requireCollection(collection);
+      const now = new Date().toISOString();
+      const changes: Change[] = [];
+      let last = 0;
+      for (const [key, body] of bodies) {
+        last = this.logChange(collection, "item", key);
+        this.upsertRow({ collection, key, body, etag: etagOf(last, body), updated_at: now });
+        changes.push({ seq: last, collection, scope: "item", key });
+      }
+      const drop = this.db.prepare("DELETE FROM items WHERE collection = ? AND key = ?");
+      let deleted = 0;
+      for (const key of new Set(remove)) {
+        if (!this.itemRow(collection, key)) continue;
+        last = this.logChange(collection, "item", key);
+        drop.run(collection, key);
+        changes.push({ seq: last, collection, scope: "item", key });
+        deleted++;
+      }
+      if (last > 0) this.touch(collection, last, now);
+      return { result: { upserted: bodies.length, deleted }, changes };
+    });
+  }
+
+  // Change feed
+
+  async changesSince(after: number, limit = 1000): Promise<Change[]> {
+    const rows = this.guard(
+      () => this.db.prepare("SELECT seq, collection, scope, key FROM changes WHERE seq > ? ORDER BY seq LIMIT ?").all(after, limit) as Array<Change & { key: string | null }>,
+    );
+    return rows.map((row) => (row.key === null ? { seq: row.seq, collection: row.collection, scope: row.scope } : row));
+  }
+
+  async latestSeq(): Promise<number> {
+    // sqlite_sequence keeps the highest seq ever issued, also after the log was pruned.
+    const seq = this.guard(() => this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'changes'").pluck().get() as number | undefined);
+    return seq ?? 0;
+  }
+
+  onChange(listener: (changes: Change[]) => void): Unsubscribe {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async pruneChanges(upTo: number): Promise<number> {
+    return this.write(() => ({ result: this.db.prepare("DELETE FROM changes WHERE seq <= ?").run(upTo).changes, changes: [] }));
+  }
+
+  // API keys
+
+  async createKey(key: ApiKeyRecord & { hash: string }): Promise<void> {
+    this.write(() => {
+      const clash = this.db.prepare("SELECT 1 FROM api_keys WHERE id = ? OR hash = ?").get(key.id, key.hash);
+      if (clash) throw new ToolsearchError("conflict", `an API key with id ${JSON.stringify(key.id)} (or the same secret) already exists`);
+      this.db
+        .prepare("INSERT INTO api_keys (id, hash, scope, collection, label, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .run(key.id, key.hash, key.scope, key.collection ?? null, key.label ?? null, key.createdAt, key.revokedAt ?? null);
+      return { result: undefined, changes: [] };
+    });
+  }
+
+  async keyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const row = this.guard(() => this.db.prepare("SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL").get(hash) as KeyRow | undefined);
+    return row && toKey(row);
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    const rows = this.guard(() => this.db.prepare("SELECT * FROM api_keys ORDER BY created_at, id").all() as KeyRow[]);
+    return rows.map(toKey);
+  }
+
+  async revokeKey(id: string): Promise<boolean> {
+    return this.write(() => {
+      const run = this.db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(new Date().toISOString(), id);
+      return { result: run.changes > 0, changes: [] };
+    });
+  }
+
+  // Settings
+
+  async getSetting(key: string): Promise<unknown> {
+    const text = this.guard(() => this.db.prepare("SELECT value FROM settings WHERE key = ?").pluck().get(key) as string | undefined);
+    return text === undefined ? undefined : JSON.parse(text);
+  }
+
+  async setSetting(key: string, value: unknown): Promise<void> {
+    const text = JSON.stringify(value);
+    this.write(() => {
+      if (text === undefined) this.db.prepare("DELETE FROM settings WHERE key = ?").run(key);
+      else this.db.prepare("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, text);
+      return { result: undefined, changes: [] };
+    });
+  }
+
+  // Vectors
+
+  async getMany(provider: string, hashes: string[], dimensions: number): Promise<Map<string, Float32Array>> {
+    const found = new Map<string, Float32Array>();
+    if (hashes.length === 0) return found;
+    this.guard(() => {
+      const select = this.db.prepare("SELECT vector FROM vectors WHERE provider = ? AND hash = ?").pluck();
+      for (const hash of new Set(hashes)) {
+        const blob = select.get(provider, hash) as Buffer | undefined;
+        // A vector of another size (a provider that changed its output under the same id) counts as a miss.
+        if (blob && blob.byteLength === dimensions * 4) found.set(hash, toVector(blob));
+      }
+    });
+    return found;
+  }
+
+  async putMany(provider: string, entries: Array<[hash: string, vector: Float32Array]>): Promise<void> {
+    if (entries.length === 0) return;
+    this.write(() => {
+      const insert = this.db.prepare("INSERT OR REPLACE INTO vectors (provider, hash, vector) VALUES (?, ?, ?)");
+      for (const [hash, vector] of entries) insert.run(provider, hash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+      return { result: undefined, changes: [] };
+    });
+  }
+
+  // MCP manifests
+
+  async getManifest(owner: string, server: string): Promise<ManifestRecord | undefined> {
+    const row = this.guard(
+      () =>
+        this.db.prepare("SELECT * FROM manifests WHERE owner = ? AND server = ?").get(owner, server) as
+          | { owner: string; server: string; config_hash: string; tools: string; updated_at: string }
+          | undefined,
+    );
+    return row && { owner: row.owner, server: row.server, configHash: row.config_hash, tools: JSON.parse(row.tools), updatedAt: row.updated_at };
+  }
+
+  async putManifest(manifest: Omit<ManifestRecord, "updatedAt">): Promise<void> {
+    const tools = JSON.stringify(manifest.tools);
+    this.write(() => {
+      this.db
+        .prepare(`INSERT INTO manifests (owner, server, config_hash, tools, updated_at) VALUES (?, ?, ?, ?, ?)
+                  ON CONFLICT(owner, server) DO UPDATE SET config_hash = excluded.config_hash, tools = excluded.tools,
+                  updated_at = excluded.updated_at`)
+        .run(manifest.owner, manifest.server, manifest.configHash, tools, new Date().toISOString());
+      return { result: undefined, changes: [] };
+    });
+  }
+
+  async deleteManifest(owner: string, server: string): Promise<void> {
+    this.write(() => ({ result: this.db.prepare("DELETE FROM manifests WHERE owner = ? AND server = ?").run(owner, server), changes: [] }));
+  }
+
+  // Internals
+
+  /**
+   * Runs `body` in one IMMEDIATE transaction (all or nothing), then announces its changes: after the commit, so a
+   * listener that re-reads a key sees the new state. SQLite failures become `store_unavailable`.
+   */
+  private write<T>(body: () => { result: T; changes: Change[] }): T {
+    const out = this.guard(() => this.db.transaction(body).immediate());
+    this.announce(out.changes);
+    return out.result;
+  }
+
+  /** Calls listeners after the commit; a throwing listener must not turn a committed write into an error. */
+  private announce(changes: Change[]): void {
+    if (changes.length === 0) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(changes);
+      } catch {
+        // The write is committed; a listener's failure is its own to report.
+      }
+    }
+  }
+
+  private guard<T>(body: () => T): T {
+    try {
+      return body();
+    } catch (error) {
+      if (error instanceof ToolsearchError) throw error;
+      throw unavailable(this.location, error);
+    }
+  }
+
+  private logChange(collection: string, scope: Change["scope"], key?: string): number {
+    return Number(this.db.prepare("INSERT INTO changes (collection, scope, key) VALUES (?, ?, ?)").run(collection, scope, key ?? null).lastInsertRowid);
+  }
+
+  private touch(collection: string, seq: number, now: string): void {
+    this.db.prepare("UPDATE collections SET updated_at = ?, version = ? WHERE name = ?").run(now, seq, collection);
+  }
+
+  private upsertRow(row: ItemRow): void {
+    this.db
+      .prepare(`INSERT INTO items (collection, key, body, etag, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(collection, key) DO UPDATE SET body = excluded.body, etag = excluded.etag, updated_at = excluded.updated_at`)
+      .run(row.collection, row.key, row.body, row.etag, row.updated_at);
+  }
+
+  private collectionRow(name: string): CollectionRow | undefined {
+    return this.db.prepare(`${COLLECTION_SELECT} WHERE c.name = ?`).get(name) as CollectionRow | undefined;
+  }
+
+  private itemRow(collection: string, key: string): ItemRow | undefined {
+    return this.db.prepare("SELECT * FROM items WHERE collection = ? AND key = ?").get(collection, key) as ItemRow | undefined;
+  }
+
+  private requireCollection(name: string): void {
+    if (!this.db.prepare("SELECT 1 FROM collections WHERE name = ?").get(name)) throw unknownCollection(name);
+  }
+}
+
+const COLLECTION_SELECT = "SELECT c.*, (SELECT count(*) FROM items i WHERE i.collection = c.name) AS size FROM collections c";
+
+/** The error for a collection the store does not hold. */
+export function unknownCollection(name: string): ToolsearchError {
+  return new ToolsearchError("unknown_collection", `Unknown collection ${JSON.stringify(name)}.`, { details: { collection: name } });
+}
+
+/** Throws `precondition_failed` when `ifMatch` is given and differs from the current ETag (or the item is absent). */
+export function checkMatch(collection: string, key: string, current: { etag: string } | undefined, options: WriteOptions): void {
+  if (options.ifMatch === undefined || current?.etag === options.ifMatch) return;
+  const now = current ? `its current ETag is ${JSON.stringify(current.etag)}` : "it does not exist";
+  throw new ToolsearchError("precondition_failed", `${collection}/${key}: If-Match ${JSON.stringify(options.ifMatch)} does not match (${now}); nothing was changed`, {
+    details: { collection, key, etag: current?.etag ?? null },
+  });
+}
+
+/** An ETag that differs on every write (the seq) and names the content (a hash prefix), for people reading logs. */
+export function etagOf(seq: number, body: string): string {
+  return `${seq.toString(36)}-${createHash("sha256").update(body).digest("hex").slice(0, 12)}`;
+}
+
+/** A new random key id (not secret). */
+export function newId(): string {
+  return randomBytes(6).toString("hex");
+}
+
+function toCollection(row: CollectionRow): CollectionRecord {
+  return { name: row.name, kind: row.kind, config: JSON.parse(row.config), size: row.size, updatedAt: row.updated_at, version: row.version };
+}
+
+function toItem(row: ItemRow): ItemRecord {
+  return { collection: row.collection, key: row.key, body: JSON.parse(row.body), etag: row.etag, updatedAt: row.updated_at };
+}
+
+function toKey(row: KeyRow): ApiKeyRecord {
+  const key: ApiKeyRecord = { id: row.id, scope: row.scope, createdAt: row.created_at };
+  if (row.collection !== null) key.collection = row.collection;
+  if (row.label !== null) key.label = row.label;
+  if (row.revoked_at !== null) key.revokedAt = row.revoked_at;
+  return key;
+}
+
+function toVector(blob: Buffer): Float32Array {
+  // Copy: SQLite may reuse the blob's memory, and a Float32Array needs 4-byte alignment.
+  const out = new Float32Array(blob.byteLength / 4);
+  new Uint8Array(out.buffer).set(blob);
+  return out;
+}
+
+function unavailable(location: string, error: unknown): ToolsearchError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new ToolsearchError("store_unavailable", `store ${location}: ${reason}; nothing was changed`);
+}

@@ -1,0 +1,276 @@
+/**
+ * The contract every `Store` keeps (src/store/types.ts), as node:test tests. Each implementation's test file calls
+ * `storeContract` with a factory for a fresh, migrated, empty store; the same checks then run against SQLite and
+ * PostgreSQL alike.
+ */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { Change, Store } from "../../src/store/types.js";
+
+export interface StoreFixture {
+  store: Store;
+  cleanup(): Promise<void>;
+}
+
+const tool = (name: string, description = `Does ${name}.`) => ({ name, description, input_schema: { type: "object", properties: {} } });
+
+/** Runs `body` against a fresh store and always cleans up. */
+function withStore(makeStore: () => Promise<StoreFixture>, body: (store: Store) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const { store, cleanup } = await makeStore();
+    try {
+      await body(store);
+    } finally {
+      await cleanup();
+    }
+  };
+}
+
+/** Waits until `predicate` holds (for stores whose onChange arrives from another connection). */
+async function eventually(predicate: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const start = Date.now();
+  while (!predicate()) {
+    if (Date.now() - start > timeoutMs) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export function storeContract(label: string, makeStore: () => Promise<StoreFixture>): void {
+  const it = (name: string, body: (store: Store) => Promise<void>) => test(name, withStore(makeStore, body));
+
+  describe(`Store contract: ${label}`, () => {
+    it("migrate is idempotent and an empty store holds nothing", async (store) => {
+      await store.migrate();
+      assert.deepEqual(await store.listCollections(), []);
+      assert.equal(await store.latestSeq(), 0);
+      assert.deepEqual(await store.changesSince(0), []);
+      assert.equal(await store.getCollection("none"), undefined);
+      assert.ok(store.kind.length > 0 && store.location.length > 0);
+    });
+
+    it("putCollection creates, then replaces the whole collection atomically", async (store) => {
+      const first = await store.putCollection("crm", "tools", { note: 1 }, [
+        { key: "a", body: tool("a") },
+        { key: "b", body: tool("b") },
+      ]);
+      assert.equal(first.created, true);
+      assert.deepEqual({ ...first.collection, updatedAt: "" }, { name: "crm", kind: "tools", config: { note: 1 }, size: 2, updatedAt: "", version: first.collection.version });
+      assert.ok(!Number.isNaN(Date.parse(first.collection.updatedAt)));
+      const second = await store.putCollection("crm", "tools", {}, [{ key: "c", body: tool("c") }]);
+      assert.equal(second.created, false);
+      assert.equal(second.collection.size, 1);
+      assert.ok(second.collection.version > first.collection.version);
+      assert.deepEqual((await store.listItems("crm")).map((i) => i.key), ["c"]);
+      assert.deepEqual((await store.listCollections()).map((c) => [c.name, c.size]), [["crm", 1]]);
+    });
+
+    it("items come back exactly as given (key order, unicode, numbers, nesting)", async (store) => {
+      const body = { z: 1, a: [1.5, "Lấy thông tin", null, { deep: true }], name: "x", "ü": "€" };
+      await store.putCollection("kb", "docs", {}, [{ key: "x", body }]);
+      const item = await store.getItem("kb", "x");
+      assert.equal(JSON.stringify(item?.body), JSON.stringify(body));
+      assert.equal(item?.collection, "kb");
+      assert.ok(item && item.etag.length > 0);
+    });
+
+    it("putItem creates then replaces; the ETag changes on every write, even of the same body", async (store) => {
+      await store.putCollection("crm", "tools", {}, []);
+      const a = await store.putItem("crm", { key: "a", body: tool("a") });
+      assert.equal(a.created, true);
+      const b = await store.putItem("crm", { key: "a", body: tool("a") });
+      assert.equal(b.created, false);
+      assert.notEqual(a.item.etag, b.item.etag);
+      assert.equal((await store.getItem("crm", "a"))?.etag, b.item.etag);
+      assert.equal((await store.getCollection("crm"))?.size, 1);
+    });
+
+    it("ifMatch: a stale or absent ETag is precondition_failed and changes nothing", async (store) => {
+      await store.putCollection("crm", "tools", {}, [{ key: "a", body: tool("a", "old") }]);
+      const current = (await store.getItem("crm", "a"))!;
+      const seq = await store.latestSeq();
+      await assert.rejects(store.putItem("crm", { key: "a", body: tool("a", "new") }, { ifMatch: "stale" }), { code: "precondition_failed" });
+      await assert.rejects(store.putItem("crm", { key: "zz", body: tool("zz") }, { ifMatch: current.etag }), { code: "precondition_failed" });
+      await assert.rejects(store.deleteItem("crm", "a", { ifMatch: "stale" }), { code: "precondition_failed" });
+      await assert.rejects(store.deleteItem("crm", "zz", { ifMatch: current.etag }), { code: "precondition_failed" });
+      assert.equal(await store.latestSeq(), seq, "no change was logged");
+      assert.deepEqual((await store.getItem("crm", "a"))?.body, tool("a", "old"));
+      assert.equal(await store.getItem("crm", "zz"), undefined);
+      const ok = await store.putItem("crm", { key: "a", body: tool("a", "new") }, { ifMatch: current.etag });
+      assert.deepEqual(ok.item.body, tool("a", "new"));
+      assert.equal(await store.deleteItem("crm", "a", { ifMatch: ok.item.etag }), true);
+    });
+
+    it("item methods on an unknown collection are unknown_collection", async (store) => {
+      await assert.rejects(store.listItems("nope"), { code: "unknown_collection" });
+      await assert.rejects(store.getItem("nope", "a"), { code: "unknown_collection" });
+      await assert.rejects(store.putItem("nope", { key: "a", body: {} }), { code: "unknown_collection" });
+      await assert.rejects(store.deleteItem("nope", "a"), { code: "unknown_collection" });
+      await assert.rejects(store.batch("nope", [{ key: "a", body: {} }], []), { code: "unknown_collection" });
+      assert.equal(await store.latestSeq(), 0);
+    });
+
+    it("deleteItem and deleteCollection say whether there was something to delete", async (store) => {
+      await store.putCollection("crm", "tools", {}, [{ key: "a", body: tool("a") }]);
+      assert.equal(await store.deleteItem("crm", "a"), true);
+      assert.equal(await store.deleteItem("crm", "a"), false);
+      assert.equal(await store.deleteCollection("crm"), true);
+      assert.equal(await store.deleteCollection("crm"), false);
+      assert.equal(await store.getCollection("crm"), undefined);
+      await store.putCollection("crm", "docs", {}, []);
+      assert.deepEqual(await store.listItems("crm"), [], "a recreated collection does not see the old items");
+    });
+
+    it("batch upserts and deletes in one go and counts only real deletions", async (store) => {
+      await store.putCollection("crm", "tools", {}, [{ key: "a", body: tool("a") }, { key: "b", body: tool("b") }]);
+      const result = await store.batch("crm", [{ key: "c", body: tool("c") }, { key: "a", body: tool("a", "changed") }], ["b", "absent"]);
+      assert.deepEqual(result, { upserted: 2, deleted: 1 });
+      const items = await store.listItems("crm");
+      assert.deepEqual(items.map((i) => i.key), ["a", "c"]);
+      assert.deepEqual(items[0].body, tool("a", "changed"));
+    });
+
+    it("a batch that fails part-way leaves nothing behind", async (store) => {
+      await store.putCollection("crm", "tools", {}, [{ key: "a", body: tool("a") }]);
+      const before = await store.latestSeq();
+      // A body JSON cannot hold fails inside the transaction, after earlier upserts of the same batch were written.
+      const cyclic: Record<string, unknown> = {};
+      cyclic.self = cyclic;
+      await assert.rejects(store.batch("crm", [{ key: "b", body: tool("b") }, { key: "c", body: cyclic }], ["a"]));
+      assert.deepEqual((await store.listItems("crm")).map((i) => i.key), ["a"]);
+      assert.equal(await store.latestSeq(), before);
+    });
+
+    it("the change log has one entry per touched key, strictly increasing, replayable from any point", async (store) => {
+      await store.putCollection("crm", "tools", {}, [{ key: "a", body: tool("a") }]);
+      await store.putItem("crm", { key: "b", body: tool("b") });
+      await store.batch("crm", [{ key: "c", body: tool("c") }], ["a", "absent"]);
+      await store.deleteItem("crm", "b");
+      await store.deleteCollection("crm");
+      const all = await store.changesSince(0);
+      assert.deepEqual(
+        all.map((c) => [c.collection, c.scope, c.key]),
+        [
+          ["crm", "collection", undefined],
+          ["crm", "item", "b"],
+          ["crm", "item", "c"],
+          ["crm", "item", "a"],
+          ["crm", "item", "b"],
+          ["crm", "collection", undefined],
+        ],
+      );
+      for (let i = 1; i < all.length; i++) assert.ok(all[i].seq > all[i - 1].seq);
+      assert.equal(await store.latestSeq(), all.at(-1)!.seq);
+      assert.deepEqual(await store.changesSince(all[2].seq), all.slice(3));
+      assert.deepEqual(await store.changesSince(0, 2), all.slice(0, 2));
+    });
+
+    it("the collection's version and updatedAt follow its last change", async (store) => {
+      await store.putCollection("crm", "tools", {}, []);
+      await store.putItem("crm", { key: "a", body: tool("a") });
+      const seq = await store.latestSeq();
+      assert.equal((await store.getCollection("crm"))?.version, seq);
+      await store.batch("crm", [], ["absent"]);
+      assert.equal((await store.getCollection("crm"))?.version, seq, "a batch that changed nothing is not a change");
+    });
+
+    it("pruneChanges drops old entries but seq keeps increasing", async (store) => {
+      await store.putCollection("crm", "tools", {}, []);
+      await store.putItem("crm", { key: "a", body: tool("a") });
+      const top = await store.latestSeq();
+      assert.equal(await store.pruneChanges(top), 2);
+      assert.deepEqual(await store.changesSince(0), []);
+      assert.equal(await store.latestSeq(), top);
+      await store.putItem("crm", { key: "b", body: tool("b") });
+      const [next] = await store.changesSince(0);
+      assert.ok(next.seq > top);
+    });
+
+    it("onChange announces committed changes after the commit, and stops after unsubscribe", async (store) => {
+      const seen: Change[] = [];
+      const readable: boolean[] = [];
+      const stop = store.onChange((changes) => {
+        seen.push(...changes);
+      });
+      // A listener re-reading the touched key must already see the new state.
+      const stopRead = store.onChange((changes) => {
+        for (const c of changes) if (c.key) void store.getItem(c.collection, c.key).then((i) => readable.push(i !== undefined), () => readable.push(false));
+      });
+      await store.putCollection("crm", "tools", {}, []);
+      await store.putItem("crm", { key: "a", body: tool("a") });
+      await store.batch("crm", [{ key: "b", body: tool("b") }, { key: "c", body: tool("c") }], []);
+      await assert.rejects(store.putItem("crm", { key: "a", body: tool("a") }, { ifMatch: "stale" }));
+      await eventually(() => seen.length >= 4 && readable.length >= 3, "four announced changes");
+      assert.deepEqual(seen.map((c) => c.key ?? "*"), ["*", "a", "b", "c"]);
+      assert.deepEqual(readable, [true, true, true]);
+      assert.deepEqual(seen, await store.changesSince(0));
+      stop();
+      stopRead();
+      await store.putItem("crm", { key: "d", body: tool("d") });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(seen.length, 4);
+    });
+
+    it("API keys: stored by hash, found while live, listed without secrets, revoked once", async (store) => {
+      const createdAt = new Date().toISOString();
+      await store.createKey({ id: "k1", hash: "h1", scope: "read", createdAt });
+      await store.createKey({ id: "k2", hash: "h2", scope: "write", collection: "crm", label: "ci", createdAt });
+      await assert.rejects(store.createKey({ id: "k1", hash: "h3", scope: "read", createdAt }), { code: "conflict" });
+      assert.deepEqual(await store.keyByHash("h2"), { id: "k2", scope: "write", collection: "crm", label: "ci", createdAt });
+      assert.equal(await store.keyByHash("nope"), undefined);
+      const listed = await store.listKeys();
+      assert.deepEqual(listed.map((k) => k.id).sort(), ["k1", "k2"]);
+      assert.ok(listed.every((k) => !("hash" in k)), "no hash in listings");
+      assert.equal(await store.revokeKey("k1"), true);
+      assert.equal(await store.revokeKey("k1"), false);
+      assert.equal(await store.revokeKey("nope"), false);
+      assert.equal(await store.keyByHash("h1"), undefined);
+      const revoked = (await store.listKeys()).find((k) => k.id === "k1");
+      assert.ok(revoked?.revokedAt);
+    });
+
+    it("settings hold small JSON values", async (store) => {
+      assert.equal(await store.getSetting("x"), undefined);
+      await store.setSetting("x", { a: [1, "b"] });
+      assert.deepEqual(await store.getSetting("x"), { a: [1, "b"] });
+      await store.setSetting("x", 3);
+      assert.equal(await store.getSetting("x"), 3);
+    });
+
+    it("vectors round-trip bit for bit; a wrong size or another provider is a miss", async (store) => {
+      const v = new Float32Array([0.1, -0.25, 3.5e-8, 1]);
+      const w = new Float32Array([1, 2, 3, 4]);
+      await store.putMany("p1", [["h1", v], ["h2", w]]);
+      await store.putMany("p1", [["h2", v]]);
+      const found = await store.getMany("p1", ["h1", "h2", "h3", "h1"], 4);
+      assert.deepEqual([...found.keys()].sort(), ["h1", "h2"]);
+      assert.deepEqual([...found.get("h1")!], [...v]);
+      assert.deepEqual([...found.get("h2")!], [...v], "putMany replaces");
+      assert.equal((await store.getMany("p1", ["h1"], 8)).size, 0);
+      assert.equal((await store.getMany("p2", ["h1"], 4)).size, 0);
+      assert.equal((await store.getMany("p1", [], 4)).size, 0);
+    });
+
+    it("MCP manifests are kept per owner and server", async (store) => {
+      assert.equal(await store.getManifest("gateway", "fs"), undefined);
+      await store.putManifest({ owner: "gateway", server: "fs", configHash: "c1", tools: [{ name: "read_file" }] });
+      await store.putManifest({ owner: "collection:x", server: "fs", configHash: "c2", tools: [] });
+      const got = await store.getManifest("gateway", "fs");
+      assert.equal(got?.configHash, "c1");
+      assert.deepEqual(got?.tools, [{ name: "read_file" }]);
+      assert.ok(got?.updatedAt);
+      await store.putManifest({ owner: "gateway", server: "fs", configHash: "c3", tools: [] });
+      assert.equal((await store.getManifest("gateway", "fs"))?.configHash, "c3");
+      await store.deleteManifest("gateway", "fs");
+      assert.equal(await store.getManifest("gateway", "fs"), undefined);
+      assert.equal((await store.getManifest("collection:x", "fs"))?.configHash, "c2");
+    });
+
+    it("concurrent writes all land, each with its own seq", async (store) => {
+      await store.putCollection("crm", "tools", {}, []);
+      await Promise.all(Array.from({ length: 40 }, (_, i) => store.putItem("crm", { key: `t${i}`, body: tool(`t${i}`) })));
+      assert.equal((await store.getCollection("crm"))?.size, 40);
+      const seqs = (await store.changesSince(0, 100)).map((c) => c.seq);
+      assert.equal(new Set(seqs).size, 41);
+    });
+  });
+}

@@ -1,0 +1,178 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import Database from "better-sqlite3";
+import { Embedder } from "../../src/embeddings/embedder.js";
+import { openStore } from "../../src/store/open.js";
+import { SqliteStore } from "../../src/store/sqlite.js";
+import { storeContract } from "./contract.js";
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "toolsearch-store-"));
+}
+
+storeContract("SqliteStore", async () => {
+  const dir = tempDir();
+  const store = await openStore(join(dir, "store.sqlite"));
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+test("SqliteStore: everything is there after closing and reopening the file", async () => {
+  const dir = tempDir();
+  const path = join(dir, "store.sqlite");
+  try {
+    const first = await openStore(path);
+    await first.putCollection("crm", "tools", {}, [{ key: "a", body: { name: "a", description: "A." } }]);
+    await first.createKey({ id: "k", hash: "h", scope: "admin", createdAt: new Date().toISOString() });
+    await first.putMany("p", [["t", new Float32Array([1, 2])]]);
+    const seq = await first.latestSeq();
+    await first.close();
+    const second = await openStore(path);
+    assert.equal((await second.getItem("crm", "a"))?.key, "a");
+    assert.equal((await second.keyByHash("h"))?.id, "k");
+    assert.equal((await second.getMany("p", ["t"], 2)).size, 1);
+    assert.equal(await second.latestSeq(), seq);
+    await second.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("SqliteStore: WAL, synchronous FULL and our application id are set", async () => {
+  const dir = tempDir();
+  const path = join(dir, "store.sqlite");
+  try {
+    await (await openStore(path)).close();
+    const db = new Database(path, { readonly: true });
+    assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
+    assert.equal(db.pragma("application_id", { simple: true }), 0x54535331);
+    assert.equal(db.pragma("user_version", { simple: true }), 1);
+    db.close();
+    const store = new SqliteStore(path);
+    assert.equal((store as unknown as { db: Database.Database }).db.pragma("synchronous", { simple: true }), 2, "FULL");
+    await store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("SqliteStore: a foreign SQLite file or a file from a newer version is refused and left untouched", async () => {
+  const dir = tempDir();
+  try {
+    const foreign = join(dir, "foreign.sqlite");
+    const db = new Database(foreign);
+    db.exec("CREATE TABLE mine (x)");
+    db.close();
+    await assert.rejects(openStore(foreign), { code: "store_unavailable", message: /another application/ });
+    const check = new Database(foreign, { readonly: true });
+    assert.deepEqual(check.prepare("SELECT name FROM sqlite_master").pluck().all(), ["mine"]);
+    check.close();
+
+    const newer = join(dir, "newer.sqlite");
+    await (await openStore(newer)).close();
+    const bump = new Database(newer);
+    bump.pragma("user_version = 99");
+    bump.close();
+    await assert.rejects(openStore(newer), { code: "store_unavailable", message: /newer/ });
+
+    const garbage = join(dir, "garbage.sqlite");
+    writeFileSync(garbage, "not a database at all, just text that is long enough to have a header".repeat(20));
+    await assert.rejects(openStore(garbage), { code: "store_unavailable" });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("SqliteStore: a batch that fails inside the transaction rolls back every earlier write of it", async () => {
+  const dir = tempDir();
+  const path = join(dir, "store.sqlite");
+  try {
+    const store = await openStore(path);
+    await store.putCollection("crm", "tools", {}, [{ key: "a", body: {} }]);
+    // A trigger (from another connection) fails the third row, after two rows and their change entries were written.
+    const other = new Database(path);
+    other.exec("CREATE TRIGGER boom BEFORE INSERT ON items WHEN NEW.key = 'boom' BEGIN SELECT RAISE(ABORT, 'refused by test'); END");
+    other.close();
+    const seq = await store.latestSeq();
+    const seen: unknown[] = [];
+    store.onChange((c) => seen.push(c));
+    await assert.rejects(store.batch("crm", [{ key: "b", body: {} }, { key: "c", body: {} }, { key: "boom", body: {} }], ["a"]), {
+      code: "store_unavailable",
+    });
+    assert.deepEqual((await store.listItems("crm")).map((i) => i.key), ["a"]);
+    assert.equal(await store.latestSeq(), seq);
+    assert.deepEqual(seen, [], "nothing is announced for a rolled-back write");
+    await store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("SqliteStore: two handles on one file (server and keys CLI) see each other's writes", async () => {
+  const dir = tempDir();
+  const path = join(dir, "store.sqlite");
+  try {
+    const [a, b] = await Promise.all([openStore(path), openStore(path)]);
+    await a.createKey({ id: "k", hash: "h", scope: "read", createdAt: new Date().toISOString() });
+    assert.equal((await b.keyByHash("h"))?.id, "k");
+    await b.putCollection("x", "docs", {}, []);
+    assert.deepEqual((await a.changesSince(0)).map((c) => c.collection), ["x"]);
+    await Promise.all([a.close(), b.close()]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("openStore: a postgres URL without the PostgreSQL module is a clear store_unavailable", async (t) => {
+  // Once src/store/postgres.ts exists this URL reaches a real (absent) server instead; both must be store_unavailable.
+  await assert.rejects(openStore("postgres://nobody@127.0.0.1:1/none"), { code: "store_unavailable" });
+  t.diagnostic("postgres URL refused as expected");
+});
+
+/** A deterministic provider (letter counts) that records what it was asked to embed; no model needed. */
+class LetterProvider {
+  readonly id = "test-letters";
+  readonly dimensions = 26;
+  readonly seen: string[] = [];
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    this.seen.push(...texts);
+    return texts.map((text) => {
+      const v = new Float32Array(26).fill(0.01);
+      for (const ch of text.toLowerCase()) if (ch >= "a" && ch <= "z") v[ch.charCodeAt(0) - 97] += 1;
+      return v;
+    });
+  }
+}
+
+test("SqliteStore as an Embedder's cache: after reopening the store nothing is embedded again", async () => {
+  const dir = tempDir();
+  const path = join(dir, "store.sqlite");
+  try {
+    const texts = ["check the weather", "convert currency", "send an email"];
+    const first = await openStore(path);
+    const provider1 = new LetterProvider();
+    const vectors1 = await new Embedder(provider1, { cache: first }).embedMany(texts);
+    assert.equal(provider1.seen.length, 3);
+    await first.close();
+
+    const second = await openStore(path);
+    const provider2 = new LetterProvider();
+    const embedder = new Embedder(provider2, { cache: second });
+    const vectors2 = await embedder.embedMany([...texts, "a new text"]);
+    assert.deepEqual(provider2.seen, ["a new text"], "only the new text reached the provider");
+    assert.deepEqual(vectors2.slice(0, 3).map((v) => [...v]), vectors1.map((v) => [...v]));
+    await embedder.close();
+    assert.equal((await second.getMany("test-letters", [], 26)).size, 0, "closing the embedder left the store open");
+    await second.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
