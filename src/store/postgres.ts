@@ -16,9 +16,9 @@
  * LISTENs; on a notification, on a local commit, on (re)connecting and on a slow timer it reads the log from the last
  * `seq` it delivered, so a lost notification or connection delays a change but never loses or repeats one.
  */
-import { createHash } from "node:crypto";
 import pg from "pg";
 import { ToolsearchError } from "../errors.js";
+import { checkMatch, etagOf, unknownCollection } from "./sqlite.js";
 import type {
   ApiKeyRecord,
   Change,
@@ -35,7 +35,7 @@ import type {
 
 /** Options of a `PostgresStore`. */
 export interface PostgresStoreOptions {
-  /** Connections in the pool (default 10). The feed uses one more of its own. */
+  /** Connections in the pool (default `$TOOLSEARCH_PG_POOL_SIZE`, else 10). The feed uses one more of its own. */
   poolSize?: number;
   /** Schema that holds the tables (default `toolsearch`); created on `migrate()`. */
   schema?: string;
@@ -156,7 +156,7 @@ export class PostgresStore implements Store {
       statement_timeout: statementTimeout,
       application_name: "toolsearch",
     };
-    this.pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
+    this.pool = new pg.Pool({ ...connection, max: options.poolSize ?? (Number(process.env.TOOLSEARCH_PG_POOL_SIZE) || 10) });
     // An idle connection that dies (server restart) is dropped by the pool; without a handler it would crash us.
     this.pool.on("error", () => {});
     this.feed = new ChangeFeed({
@@ -711,24 +711,6 @@ function unavailable(location: string, error: unknown): ToolsearchError {
   return new ToolsearchError("store_unavailable", `store ${location}: ${reason}; nothing was changed`, {
     details: typeof pgCode === "string" ? { pgCode } : {},
   });
-}
-
-// --- shared with SqliteStore (to be imported from there once both are on one branch) ---
-
-function unknownCollection(name: string): ToolsearchError {
-  return new ToolsearchError("unknown_collection", `Unknown collection ${JSON.stringify(name)}.`, { details: { collection: name } });
-}
-
-function checkMatch(collection: string, key: string, current: { etag: string } | undefined, options: WriteOptions): void {
-  if (options.ifMatch === undefined || current?.etag === options.ifMatch) return;
-  const now = current ? `its current ETag is ${JSON.stringify(current.etag)}` : "it does not exist";
-  throw new ToolsearchError("precondition_failed", `${collection}/${key}: If-Match ${JSON.stringify(options.ifMatch)} does not match (${now}); nothing was changed`, {
-    details: { collection, key, etag: current?.etag ?? null },
-  });
-}
-
-function etagOf(seq: number, body: string): string {
-  return `${seq.toString(36)}-${createHash("sha256").update(body).digest("hex").slice(0, 12)}`;
 }
 
 function toCollection(row: CollectionRow): CollectionRecord {
