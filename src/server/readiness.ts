@@ -38,19 +38,27 @@ export type Readiness =
   | { ready: true; seq: number; store: "ok" | "unavailable" }
   | { ready: false; code: ErrorCode; message: string };
 
-const timeout = (ms: number) => new Promise<"timeout">((resolve) => setTimeout(resolve, ms, "timeout").unref());
+/** `promise`, or "timeout" after `ms`; the timer is cleared either way. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | "timeout"> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<"timeout">((resolve) => (timer = setTimeout(resolve, ms, "timeout")))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Whether this replica may take traffic; see the module comment. */
 export async function readiness(follower: Follower, options: ReadinessOptions = {}): Promise<Readiness> {
   if (!follower.ready) return { ready: false, code: "not_ready", message: "Still loading collections from the store." };
   let latest: number | "timeout";
   try {
-    latest = await Promise.race([follower.store.latestSeq(), timeout(options.storeTimeoutMs ?? 1000)]);
+    latest = await within(follower.store.latestSeq(), options.storeTimeoutMs ?? 1000);
   } catch {
     latest = "timeout";
   }
   if (latest === "timeout") return { ready: true, seq: follower.appliedSeq, store: "unavailable" };
-  if (follower.appliedSeq < latest) await Promise.race([follower.sync(), timeout(options.catchUpMs ?? 1000)]);
+  if (follower.appliedSeq < latest) await within(follower.sync(), options.catchUpMs ?? 1000);
   if (follower.appliedSeq < latest) {
     return { ready: false, code: "not_ready", message: `Catching up with the store: applied change ${follower.appliedSeq} of ${latest}.` };
   }
