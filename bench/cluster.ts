@@ -164,8 +164,8 @@ try {
     process.stdout.write(
       `${table(
         ["replica", "searches/s", "p50 ms", "p99 ms", "errors", "RSS start MB", "RSS end MB", "growth %"],
-        perReplica.map((r) => [r.replica, r.searches_per_s, r.p50_ms, r.p99_ms, r.errors, r.rss_start_mb, r.rss_end_mb, r.rss_growth_pct]),
-      )}\n`,
+        perReplica.map((r) => [r.replica, r.searches_per_s, r.p50_ms, r.p99_ms, r.errors, r.rss_start_mb, r.rss_end_mb, r.rss_growth_pct].map(String)),
+      ).join("\n")}\n`,
     );
     process.stdout.write(
       `total ${report.searches_per_s} searches/s; ${report.writes} writes; propagation lag p50 ${report.lag_ms.p50} ms, p99 ${report.lag_ms.p99} ms ` +
