@@ -61,6 +61,10 @@ export const ErrorCodes = {
   not_ready: "not_ready",
   /** The store (database) cannot be reached or failed; nothing was changed. */
   store_unavailable: "store_unavailable",
+  /** The service did not finish a read (search, lint) within its request timeout; retrying may succeed. */
+  request_timeout: "request_timeout",
+  /** A fault of the service itself (a bug): the request may be retried; the logs say more. */
+  internal_error: "internal_error",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

@@ -7,6 +7,8 @@ import { registerEval } from "./commands/eval.js";
 import { registerLint } from "./commands/lint.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerSearch } from "./commands/search.js";
+import { registerKeys } from "./commands/keys.js";
+import { registerServe } from "./commands/serve.js";
 import { EXIT, reportError, UsageError } from "./output.js";
 
 /** Builds the program with every command registered. */
@@ -23,6 +25,8 @@ export function buildProgram(): Command {
   registerContext(program);
   registerDocs(program);
   registerMcp(program);
+  registerServe(program);
+  registerKeys(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

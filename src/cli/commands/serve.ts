@@ -1,0 +1,128 @@
+/**
+ * `toolsearch serve [--store PATH|postgres://…] [--host H] [--port N] [--catalog FILE]… [--docs PATH]…
+ * [--mcp-config FILE]… [--no-auth]`: the service of SPEC §9. Prints `listening on URL` on stdout once it accepts
+ * connections; SIGTERM or SIGINT stop it gracefully (requests in flight finish, then the store closes).
+ */
+import type { Command } from "commander";
+import { Embedder } from "../../embeddings/embedder.js";
+import { EMBEDDER_NAMES, providerFromSpec } from "../../embeddings/from-spec.js";
+import { buildService, DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS } from "../../server/app.js";
+import { Collections } from "../../server/collections.js";
+import { seedCollections } from "../../server/seed.js";
+import { defaultStorePath, openStore } from "../../store/open.js";
+import { parseInteger, UsageError } from "../output.js";
+import { createProgress } from "../progress.js";
+
+interface ServeFlags {
+  store?: string;
+  host: string;
+  port: number;
+  catalog: string[];
+  docs: string[];
+  mcpConfig: string[];
+  auth: boolean;
+  maxBody: number;
+  rateLimit: number;
+  requestTimeout: number;
+  log: string;
+  embedder: string;
+  embeddingUrl?: string;
+  embeddingDimensions?: number;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** Loopback hosts: the only ones `--no-auth` may bind. */
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command("serve")
+    .description("run the search service: collections of tools, documents and MCP servers over HTTP and MCP, kept in a store")
+    .option("--store <path|url>", `SQLite file or postgres:// URL (default ${defaultStorePath()}, from $TOOLSEARCH_HOME)`)
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option("--port <n>", "TCP port; 0 picks a free one", parseInteger("--port", 0, 65535), 8080)
+    .option("-c, --catalog <file>", "serve a tool catalog as a collection named after the file (repeatable)", collect, [])
+    .option("--docs <path>", "serve documents (JSONL or Markdown folder) as a collection (repeatable)", collect, [])
+    .option("--mcp-config <file>", "serve the tools of an mcpServers file as a collection (repeatable)", collect, [])
+    .option("--no-auth", "accept requests without API keys (refused unless --host is a loopback address)")
+    .option("--max-body <bytes>", "largest request body", parseInteger("--max-body", 1024, 1024 ** 3), DEFAULT_MAX_BODY)
+    .option("--rate-limit <n>", "requests per minute per key (0: no limit)", parseInteger("--rate-limit", 0, 1e9), DEFAULT_RATE_LIMIT.max)
+    .option("--request-timeout <ms>", "most time to receive a request and to answer a search", parseInteger("--request-timeout", 100, 3_600_000), DEFAULT_REQUEST_TIMEOUT_MS)
+    .option("--log <level>", "log level: trace, debug, info, warn, error, silent", "info")
+    .option("--embedder <name>", `embedding provider for semantic and hybrid: ${EMBEDDER_NAMES}; vectors are kept in the store`, "use-lite")
+    .option("--embedding-url <url>", "base URL of an OpenAI-compatible endpoint, for http:<model>")
+    .option("--embedding-dimensions <n>", "vector length of the http:<model> (default 1536)", parseInteger("--embedding-dimensions", 1, 65_536))
+    .action(async (flags: ServeFlags) => serve(flags));
+}
+
+async function serve(flags: ServeFlags): Promise<void> {
+  if (!flags.auth && !isLoopbackHost(flags.host)) {
+    throw new UsageError(
+      `--no-auth is refused on --host ${flags.host}: without keys anyone who can reach that address could read and change every collection. ` +
+        "Bind a loopback address (127.0.0.1, ::1, localhost), or keep auth on and create a key with toolsearch keys create.",
+    );
+  }
+  if (!["trace", "debug", "info", "warn", "error", "fatal", "silent"].includes(flags.log)) throw new UsageError(`--log takes trace, debug, info, warn, error or silent (got ${JSON.stringify(flags.log)})`);
+  const store = await openStore(flags.store ?? defaultStorePath());
+  const provider = await providerFromSpec(flags.embedder, {
+    baseUrl: flags.embeddingUrl,
+    dimensions: flags.embeddingDimensions,
+    apiKey: process.env.TOOLSEARCH_EMBEDDING_KEY ?? process.env.OPENAI_API_KEY,
+  });
+  const embedder = new Embedder(provider, { cache: store });
+  const collections = new Collections(store, { embedder });
+  try {
+    const seeded = await seedCollections(store, { catalogs: flags.catalog, docs: flags.docs, mcpConfigs: flags.mcpConfig });
+    for (const name of seeded.kept) note(`collection ${name} is already in the store; kept it (the file was not reloaded)`);
+    const app = await buildService({
+      collections,
+      noAuth: !flags.auth,
+      maxBodyBytes: flags.maxBody,
+      rateLimit: flags.rateLimit === 0 ? false : { max: flags.rateLimit, windowMs: 60_000 },
+      requestTimeoutMs: flags.requestTimeout,
+      logger: flags.log === "silent" ? false : { level: flags.log, stream: process.stderr },
+      loopbackOnly: isLoopbackHost(flags.host),
+    });
+    const stopped = onceStopped();
+    const address = await app.listen({ port: flags.port, host: flags.host });
+    // Listening first: /healthz answers and /readyz says 503 while collections load.
+    process.stdout.write(`toolsearch serve: listening on ${address}${flags.auth ? "" : " (no auth: loopback only)"}\n`);
+    await loadWithProgress(collections);
+    note(`ready: ${collections.list().length} collection(s) from ${store.kind} store ${store.location}`);
+    await stopped;
+    note("stopping: finishing requests in flight");
+    await app.close();
+  } finally {
+    await collections.close();
+    await embedder.close();
+    await store.close();
+  }
+  note("stopped");
+}
+
+async function loadWithProgress(collections: Collections): Promise<void> {
+  const progress = createProgress();
+  try {
+    await collections.start((done, total) => {
+      if (done === 1) progress.start("loading collections", total);
+      progress.update(done);
+    });
+  } finally {
+    progress.stop();
+  }
+}
+
+function note(line: string): void {
+  process.stderr.write(`toolsearch serve: ${line}\n`);
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function onceStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+}

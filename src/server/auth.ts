@@ -1,0 +1,104 @@
+/**
+ * API keys and scopes. A key is `ts_` and 43 random base64url characters; the store keeps only its SHA-256, so a
+ * leaked database does not leak keys. Every `/v1/*` and `/mcp/*` request carries `Authorization: Bearer KEY`; each
+ * route declares the scope it needs (`config.scope`), and a key limited to one collection reaches only that one.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import { ToolsearchError } from "../errors.js";
+import { newId } from "../store/sqlite.js";
+import { type ApiKeyRecord, type Scope, SCOPES, type Store } from "../store/types.js";
+
+/** The key a request was authenticated with (with `--no-auth`: an anonymous admin). */
+export type RequestKey = ApiKeyRecord;
+
+declare module "fastify" {
+  interface FastifyRequest {
+    apiKey?: RequestKey;
+  }
+  interface FastifyContextConfig {
+    /** The weakest scope that may call the route; absent means the route is public (health, metrics, docs). */
+    scope?: Scope;
+  }
+}
+
+/** SHA-256 of a key, hex: what the store keeps. */
+export function hashKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/** Options of a new key. */
+export interface NewKeyOptions {
+  scope: Scope;
+  /** Limit the key to one collection. */
+  collection?: string;
+  label?: string;
+}
+
+/**
+ * Creates a key, stores its hash and returns the key itself: the only time it is ever seen.
+ *
+ * @example
+ * const { id, key } = await createApiKey(store, { scope: "read", collection: "crm" });
+ */
+export async function createApiKey(store: Store, options: NewKeyOptions): Promise<{ id: string; key: string; scope: Scope; collection?: string }> {
+  if (!SCOPES.includes(options.scope)) {
+    throw new ToolsearchError("invalid_option", `scope must be one of ${SCOPES.join(", ")} (got ${JSON.stringify(options.scope)})`);
+  }
+  const key = `ts_${randomBytes(32).toString("base64url")}`;
+  const id = newId();
+  await store.createKey({ id, hash: hashKey(key), scope: options.scope, collection: options.collection, label: options.label, createdAt: new Date().toISOString() });
+  return { id, key, scope: options.scope, ...(options.collection ? { collection: options.collection } : {}) };
+}
+
+/** Whether `held` includes `needed` (scopes are ordered: read < call < write < admin). */
+export function scopeAllows(held: Scope, needed: Scope): boolean {
+  return SCOPES.indexOf(held) >= SCOPES.indexOf(needed);
+}
+
+/** Throws `forbidden` unless the request's key has `needed` on `collection` (when the route names one). */
+export function requireScope(request: FastifyRequest, needed: Scope, collection?: string): void {
+  const key = request.apiKey;
+  if (!key) throw new ToolsearchError("unauthorized", "This route needs an API key: send Authorization: Bearer <key>.");
+  if (!scopeAllows(key.scope, needed)) {
+    throw new ToolsearchError("forbidden", `This request needs the ${needed} scope; key ${key.id} has ${key.scope}.`, { details: { needed, held: key.scope } });
+  }
+  if (collection !== undefined && key.collection !== undefined && key.collection !== collection) {
+    throw new ToolsearchError("forbidden", `Key ${key.id} is limited to collection ${JSON.stringify(key.collection)}.`, { details: { collection: key.collection } });
+  }
+}
+
+/** Whether the key may see this collection at all (for listings). */
+export function keySees(key: RequestKey | undefined, collection: string): boolean {
+  return key !== undefined && (key.collection === undefined || key.collection === collection);
+}
+
+/** Options of the auth plugin. */
+export interface AuthOptions {
+  store: Store;
+  /** `--no-auth`: every request acts as an anonymous admin (allowed on loopback only; checked by the caller). */
+  disabled?: boolean;
+}
+
+const ANONYMOUS: RequestKey = { id: "anonymous", scope: "admin", createdAt: new Date(0).toISOString() };
+
+/** Authenticates every request to a route that declares a scope, then checks that scope. */
+export const authPlugin = fp(async (app: FastifyInstance, options: AuthOptions) => {
+  app.decorateRequest("apiKey", undefined);
+  app.addHook("onRequest", async (request) => {
+    const needed = request.routeOptions.config?.scope;
+    if (needed === undefined) return;
+    request.apiKey = options.disabled ? ANONYMOUS : await lookup(options.store, request.headers.authorization);
+    const params = request.params as { c?: string } | undefined;
+    requireScope(request, needed, params?.c);
+  });
+}, { name: "toolsearch-auth" });
+
+async function lookup(store: Store, header: string | undefined): Promise<RequestKey> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  if (!match) throw new ToolsearchError("unauthorized", "Missing API key: send Authorization: Bearer <key> (create one with toolsearch keys create).");
+  const key = await store.keyByHash(hashKey(match[1]));
+  if (!key) throw new ToolsearchError("unauthorized", "Unknown or revoked API key.");
+  return key;
+}

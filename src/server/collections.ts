@@ -1,0 +1,235 @@
+/**
+ * The in-memory side of the service: one index (or MCP gateway) per collection of the store, kept in step with it.
+ *
+ * The store is the source of truth. `start` builds every collection from it; afterwards every change (ours, or
+ * another replica's) reaches the indexes only through the change log: `sync` reads the changes after the last one
+ * applied and re-reads the current state of each touched key, so applying a change twice does no harm and a replica
+ * that missed notifications catches up by calling `sync` again. Request handlers write to the store, then `await
+ * sync()` so that a client reads its own writes; they never change an index directly.
+ *
+ * @example
+ * const collections = new Collections(store, { embedder });
+ * await collections.start();
+ * const crm = collections.get("crm"); // { kind: "tools", tools: ToolIndex, … }
+ */
+import type { Document } from "../catalog/documents.js";
+import type { Embedder } from "../embeddings/embedder.js";
+import { ToolsearchError } from "../errors.js";
+import { DocumentIndex } from "../indexes/document-index.js";
+import { ToolIndex } from "../indexes/tool-index.js";
+import { parseGatewayConfig } from "../mcp/config.js";
+import { Gateway, type GatewayOptions } from "../mcp/gateway.js";
+import { unknownCollection } from "../store/sqlite.js";
+import type { Change, CollectionKind, CollectionRecord, ItemRecord, Store, Unsubscribe } from "../store/types.js";
+
+/** Options of `Collections`. */
+export interface CollectionsOptions {
+  /** Shared by every index, so vectors come from (and go to) the store. Default: each index's own default. */
+  embedder?: Embedder;
+  /** Upstream timeouts and restarts for `mcp` collections. */
+  upstream?: GatewayOptions["upstream"];
+  /** Where problems with stored items or upstreams are reported (default: stderr). */
+  log?: (line: string) => void;
+  /** Changes read per page while catching up (default 1000). */
+  pageSize?: number;
+}
+
+/** One collection as served: its record and the index that answers for it. */
+export interface LoadedCollection {
+  name: string;
+  kind: CollectionKind;
+  /** `seq` of the last change applied to it. */
+  version: number;
+  updatedAt: string;
+  /** Tools of a `tools` collection, or the live upstream tools of an `mcp` one. */
+  tools?: ToolIndex;
+  docs?: DocumentIndex;
+  /** The MCP gateway behind `/mcp/{c}`: started at load for `mcp`, on first use for the others. */
+  gateway?: Gateway;
+  /** The stored configuration (for `mcp`: `{mcpServers, …}`). */
+  config: Record<string, unknown>;
+}
+
+export class Collections {
+  private readonly loaded = new Map<string, LoadedCollection>();
+  private readonly options: CollectionsOptions;
+  private readonly log: (line: string) => void;
+  private applied = 0;
+  private queue: Promise<void> = Promise.resolve();
+  private unsubscribe: Unsubscribe | undefined;
+  private started = false;
+
+  constructor(
+    readonly store: Store,
+    options: CollectionsOptions = {},
+  ) {
+    this.options = options;
+    this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+  }
+
+  /** Loads every collection, then follows the change log. */
+  async start(onProgress?: (done: number, total: number, name: string) => void): Promise<void> {
+    // Read the position first: a change committed while loading is then replayed too (harmless: it re-reads state).
+    this.applied = await this.store.latestSeq();
+    const records = await this.store.listCollections();
+    let done = 0;
+    for (const record of records) {
+      await this.load(record);
+      onProgress?.(++done, records.length, record.name);
+    }
+    this.unsubscribe = this.store.onChange(() => void this.sync());
+    await this.sync();
+    this.started = true;
+  }
+
+  /** Whether every collection has been loaded (`/readyz`). */
+  get ready(): boolean {
+    return this.started;
+  }
+
+  /** The last change applied. */
+  get appliedSeq(): number {
+    return this.applied;
+  }
+
+  /** A loaded collection, or `unknown_collection` (`not_ready` while collections are still loading). */
+  get(name: string): LoadedCollection {
+    const found = this.loaded.get(name);
+    if (!found && !this.started) throw new ToolsearchError("not_ready", "The service is still loading its collections; retry shortly.");
+    if (!found) throw unknownCollection(name);
+    return found;
+  }
+
+  /** Every loaded collection, by name. */
+  list(): LoadedCollection[] {
+    return [...this.loaded.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Number of items a collection serves (for `mcp`: the upstream tools seen so far). */
+  sizeOf(collection: LoadedCollection): number {
+    return collection.tools?.size ?? collection.docs?.size ?? 0;
+  }
+
+  /**
+   * Applies every change committed so far. Calls are queued, so changes apply one page at a time, in order; a
+   * failure (store unreachable) is reported and retried by the next call, never lost.
+   */
+  sync(): Promise<void> {
+    this.queue = this.queue.then(() => this.catchUp()).catch((error: unknown) => {
+      this.log(`toolsearch serve: could not apply changes after seq ${this.applied}: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    return this.queue;
+  }
+
+  /** The gateway behind `/mcp/{c}`, created on first use for `tools` and `docs` collections. */
+  async gatewayFor(name: string): Promise<Gateway> {
+    const collection = this.get(name);
+    collection.gateway ??= await Gateway.start({ catalog: collection.tools, docs: collection.docs, log: this.log });
+    return collection.gateway;
+  }
+
+  /** Stops following the store and closes every gateway (upstream processes end). The store stays open. */
+  async close(): Promise<void> {
+    this.unsubscribe?.();
+    await this.queue;
+    await Promise.all([...this.loaded.values()].map((c) => c.gateway?.close()));
+    this.loaded.clear();
+  }
+
+  private async catchUp(): Promise<void> {
+    for (;;) {
+      const changes = await this.store.changesSince(this.applied, this.options.pageSize ?? 1000);
+      if (changes.length === 0) return;
+      await this.applyPage(changes);
+      this.applied = changes[changes.length - 1].seq;
+    }
+  }
+
+  /**
+   * Applies a page of changes by re-reading current state: a collection touched as a whole is reloaded once, and
+   * the other touched keys are re-read once each, whatever the number of changes to them.
+   */
+  private async applyPage(changes: Change[]): Promise<void> {
+    const whole = new Set<string>();
+    const keys = new Map<string, Set<string>>();
+    for (const change of changes) {
+      if (change.scope === "collection" || change.key === undefined) whole.add(change.collection);
+      else keys.set(change.collection, (keys.get(change.collection) ?? new Set()).add(change.key));
+    }
+    for (const name of whole) await this.reload(name);
+    for (const [name, touched] of keys) {
+      if (whole.has(name)) continue;
+      if (!this.loaded.has(name)) {
+        await this.reload(name);
+        continue;
+      }
+      await this.applyKeys(this.loaded.get(name)!, touched);
+    }
+  }
+
+  private async applyKeys(collection: LoadedCollection, keys: Set<string>): Promise<void> {
+    if (collection.kind === "mcp") return; // Its tools come from its upstreams, not from items.
+    for (const key of keys) {
+      let item: ItemRecord | undefined;
+      try {
+        item = await this.store.getItem(collection.name, key);
+      } catch (error) {
+        if (error instanceof ToolsearchError && error.code === "unknown_collection") return this.drop(collection.name);
+        throw error;
+      }
+      if (item) this.indexItem(collection, item);
+      else if (collection.tools) collection.tools.remove(key);
+      else collection.docs?.remove(key);
+    }
+    const record = await this.store.getCollection(collection.name);
+    if (record) {
+      collection.version = record.version;
+      collection.updatedAt = record.updatedAt;
+    }
+  }
+
+  private async reload(name: string): Promise<void> {
+    const record = await this.store.getCollection(name);
+    if (!record) return this.drop(name);
+    await this.load(record);
+  }
+
+  private async drop(name: string): Promise<void> {
+    const gone = this.loaded.get(name);
+    this.loaded.delete(name);
+    await gone?.gateway?.close();
+  }
+
+  /** Builds a collection's index from its stored items and swaps it in whole (searches never see a half index). */
+  private async load(record: CollectionRecord): Promise<void> {
+    const next: LoadedCollection = { name: record.name, kind: record.kind, version: record.version, updatedAt: record.updatedAt, config: record.config };
+    const embedder = this.options.embedder;
+    if (record.kind === "mcp") {
+      next.gateway = await Gateway.start({
+        config: parseGatewayConfig(record.config, `collection ${record.name}`),
+        waitForUpstreams: false,
+        upstream: this.options.upstream,
+        log: this.log,
+      });
+      next.tools = next.gateway.index;
+    } else {
+      const items = await this.store.listItems(record.name);
+      if (record.kind === "tools") next.tools = new ToolIndex([], { embedder });
+      else next.docs = new DocumentIndex([], { embedder });
+      for (const item of items) this.indexItem(next, item);
+    }
+    const previous = this.loaded.get(record.name);
+    this.loaded.set(record.name, next);
+    await previous?.gateway?.close();
+  }
+
+  /** Indexes one stored item; one that no longer passes the index's rules is reported and skipped, not fatal. */
+  private indexItem(collection: LoadedCollection, item: ItemRecord): void {
+    try {
+      if (collection.tools) collection.tools.replace(item.body);
+      else collection.docs?.replace(item.body as Document);
+    } catch (error) {
+      this.log(`toolsearch serve: ${collection.name}/${item.key} is stored but cannot be indexed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}

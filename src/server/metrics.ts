@@ -1,0 +1,71 @@
+/**
+ * Prometheus metrics at `/metrics`: requests by route, method and status; search latency by engine and collection
+ * kind; items per collection. Each app has its own registry, so several apps (tests, benchmarks) never collide.
+ */
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Collections } from "./collections.js";
+
+/** The service's metrics, shared with the routes that observe them. */
+export interface ServiceMetrics {
+  registry: Registry;
+  requests: Counter<"route" | "method" | "status">;
+  searchSeconds: Histogram<"engine" | "kind">;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    metrics: ServiceMetrics;
+  }
+}
+
+export function createMetrics(collections: Collections): ServiceMetrics {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: "toolsearch_http_requests_total",
+    help: "HTTP requests answered, by route pattern, method and status",
+    labelNames: ["route", "method", "status"] as const,
+    registers: [registry],
+  });
+  const searchSeconds = new Histogram({
+    name: "toolsearch_search_duration_seconds",
+    help: "Time to answer a search, by engine and collection kind",
+    labelNames: ["engine", "kind"] as const,
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+  new Gauge({
+    name: "toolsearch_collection_items",
+    help: "Items served per collection (tools, documents, or live upstream tools for mcp)",
+    labelNames: ["collection", "kind"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of collections.list()) this.set({ collection: c.name, kind: c.kind }, collections.sizeOf(c));
+    },
+  });
+  new Gauge({
+    name: "toolsearch_store_applied_seq",
+    help: "Last change of the store's change log applied to the in-memory indexes",
+    registers: [registry],
+    collect() {
+      this.set(collections.appliedSeq);
+    },
+  });
+  return { registry, requests, searchSeconds };
+}
+
+/** Counts every answer and serves `/metrics`. */
+export const metricsPlugin = fp(async (app: FastifyInstance, options: { metrics: ServiceMetrics }) => {
+  app.decorate("metrics", options.metrics);
+  app.addHook("onResponse", async (request, reply) => {
+    // The route pattern, never the raw URL: a label per collection name or query would grow without bound.
+    const route = request.routeOptions.url ?? "unmatched";
+    options.metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
+  });
+  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+    reply.header("content-type", options.metrics.registry.contentType);
+    return options.metrics.registry.metrics();
+  });
+}, { name: "toolsearch-metrics" });

@@ -1,0 +1,117 @@
+/**
+ * `/v1/collections/{c}/tools/{name}` and `/v1/collections/{c}/documents/{id}`: one item at a time, with `ETag` and
+ * `If-Match`. Both resources share these handlers; `ITEM_KINDS` says what differs.
+ */
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { ToolsearchError } from "../../errors.js";
+import type { ItemRecord } from "../../store/types.js";
+import type { Collections } from "../collections.js";
+import { checkOneItem, holds, ITEM_KINDS, type ItemKind, toolDefinition } from "../items.js";
+import { anyObject, bearer, COLLECTION_NAME, withErrors } from "../schemas.js";
+
+interface ItemParams {
+  c: string;
+  key: string;
+}
+
+const itemParams = {
+  type: "object",
+  required: ["c", "key"],
+  properties: { c: COLLECTION_NAME, key: { type: "string", minLength: 1, maxLength: 256 } },
+} as const;
+
+const ifMatchHeaders = {
+  type: "object",
+  properties: { "if-match": { type: "string", description: "Write only if the item's current ETag is this one (else 412)" } },
+} as const;
+
+const readQuery = {
+  type: "object",
+  properties: {
+    offset: { type: "integer", minimum: 0, description: "documents: read from this character on (the read shape of SPEC §4)" },
+    max_chars: { type: "integer", minimum: 1, description: "documents: at most this many characters" },
+  },
+} as const;
+
+/** ETags are sent quoted (RFC 9110); `If-Match` may come quoted or bare, weak or strong. */
+function quoted(etag: string): string {
+  return `"${etag}"`;
+}
+
+function unquoted(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  return header.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+}
+
+export async function itemRoutes(app: FastifyInstance, { collections }: { collections: Collections }): Promise<void> {
+  for (const kind of Object.keys(ITEM_KINDS) as ItemKind[]) registerKind(app, collections, kind);
+}
+
+function registerKind(app: FastifyInstance, collections: Collections, kind: ItemKind): void {
+  const { segment, noun, notFound } = ITEM_KINDS[kind];
+  const store = collections.store;
+  const path = `/v1/collections/:c/${segment}/:key`;
+
+  /** The collection, checked to hold this kind of item. */
+  const target = (name: string) => {
+    const collection = collections.get(name);
+    if (!holds(collection.kind, kind)) {
+      const hint = collection.kind === "mcp" ? "its tools come from its MCP servers and are read-only over REST" : `use /${ITEM_KINDS[collection.kind as ItemKind].segment}/`;
+      throw new ToolsearchError("conflict", `Collection ${JSON.stringify(name)} is of kind ${collection.kind}, it holds no ${noun}s here: ${hint}.`);
+    }
+    return collection;
+  };
+  const missing = (c: string, key: string) => new ToolsearchError(notFound, `Unknown ${noun} ${JSON.stringify(key)} in collection ${JSON.stringify(c)}.`);
+  const withEtag = (reply: FastifyReply, item: ItemRecord) => reply.header("etag", quoted(item.etag));
+
+  app.put<{ Params: ItemParams; Headers: { "if-match"?: string } }>(path, {
+    config: { scope: "write" },
+    schema: {
+      summary: `Create or replace one ${noun}`,
+      security: bearer,
+      params: itemParams,
+      headers: ifMatchHeaders,
+      body: anyObject,
+      response: withErrors({ 200: anyObject, 201: anyObject }),
+    },
+  }, async (request, reply) => {
+    const { c, key } = request.params;
+    target(c);
+    const item = checkOneItem(kind, request.body, key, `${c}/${segment}/${key}`);
+    const result = await store.putItem(c, item, { ifMatch: unquoted(request.headers["if-match"]) });
+    await collections.sync();
+    withEtag(reply, result.item).code(result.created ? 201 : 200);
+    return kind === "tools" ? toolDefinition(result.item.body) : result.item.body;
+  });
+
+  app.get<{ Params: ItemParams; Querystring: { offset?: number; max_chars?: number } }>(path, {
+    config: { scope: "read" },
+    schema: {
+      summary: kind === "tools" ? "One tool in Anthropic shape" : "One document as stored, or a page of it with offset/max_chars",
+      security: bearer,
+      params: itemParams,
+      ...(kind === "docs" ? { querystring: readQuery } : {}),
+      response: withErrors({ 200: anyObject }),
+    },
+  }, async (request, reply) => {
+    const { c, key } = request.params;
+    const collection = target(c);
+    const item = await store.getItem(c, key);
+    if (!item) throw missing(c, key);
+    withEtag(reply, item);
+    const { offset, max_chars: maxChars } = request.query;
+    if (kind === "docs" && (offset !== undefined || maxChars !== undefined)) return collection.docs!.read(key, { offset, maxChars });
+    return kind === "tools" ? toolDefinition(item.body) : item.body;
+  });
+
+  app.delete<{ Params: ItemParams; Headers: { "if-match"?: string } }>(path, {
+    config: { scope: "write" },
+    schema: { summary: `Delete one ${noun}`, security: bearer, params: itemParams, headers: ifMatchHeaders, response: withErrors({ 204: { type: "null" } }) },
+  }, async (request, reply) => {
+    const { c, key } = request.params;
+    target(c);
+    if (!(await store.deleteItem(c, key, { ifMatch: unquoted(request.headers["if-match"]) }))) throw missing(c, key);
+    await collections.sync();
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * `POST /v1/collections/{c}/search` (the `--json` shape of `search` or `docs search`) and `GET …/lint` (the shape of
+ * `lint --json`). Reads only: they answer from the in-memory indexes and never touch the store.
+ */
+import type { FastifyInstance } from "fastify";
+import { ToolsearchError } from "../../errors.js";
+import type { DocumentEngine } from "../../indexes/document-index-options.js";
+import type { ToolEngine } from "../../indexes/tool-index-options.js";
+import { lintTools } from "../../lint/runner.js";
+import type { Collections } from "../collections.js";
+import { anyObject, bearer, collectionParams, searchAnswer, searchBody, withErrors } from "../schemas.js";
+
+interface SearchBody {
+  query: string;
+  engine?: ToolEngine;
+  limit?: number;
+}
+
+export async function searchRoutes(app: FastifyInstance, { collections }: { collections: Collections }): Promise<void> {
+  app.post<{ Params: { c: string }; Body: SearchBody }>("/v1/collections/:c/search", {
+    config: { scope: "read", deadline: true },
+    schema: { summary: "Search a collection", security: bearer, params: collectionParams, body: searchBody, response: withErrors({ 200: searchAnswer }) },
+  }, async (request) => {
+    const collection = collections.get(request.params.c);
+    const { query, limit } = request.body;
+    const engine = request.body.engine ?? "bm25";
+    const timer = app.metrics.searchSeconds.startTimer({ engine, kind: collection.kind });
+    try {
+      if (collection.docs) {
+        if (engine === "regex") throw new ToolsearchError("unknown_engine", "Documents are searched with bm25, semantic or hybrid, not regex.");
+        return { query, results: await collection.docs.search(query, { engine: engine as DocumentEngine, limit }) };
+      }
+      const tools = collection.tools!;
+      // bm25 and regex answer synchronously: no promise, no microtask hop per request.
+      const results = engine === "bm25" || engine === "regex" ? tools.searchSync(query, { engine, limit }) : await tools.search(query, { engine, limit });
+      return { engine, query, results };
+    } finally {
+      timer();
+    }
+  });
+
+  app.get<{ Params: { c: string } }>("/v1/collections/:c/lint", {
+    config: { scope: "read", deadline: true },
+    schema: { summary: "Tool design report of a tool collection", security: bearer, params: collectionParams, response: withErrors({ 200: anyObject }) },
+  }, async (request) => {
+    const name = request.params.c;
+    const collection = collections.get(name);
+    if (collection.kind === "docs") throw new ToolsearchError("conflict", `Collection ${JSON.stringify(name)} holds documents; lint reviews tool collections.`);
+    if (collection.kind === "mcp") return lintTools(collection.tools!.list().map((t) => t.definition));
+    const items = await collections.store.listItems(name);
+    return lintTools(items.map((i) => i.body));
+  });
+}

@@ -1,0 +1,132 @@
+/** Shared by the service tests: an app over a fresh SQLite store, keys per scope, and a real `serve` child process. */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FastifyInstance } from "fastify";
+import { Embedder } from "../../src/embeddings/embedder.js";
+import type { EmbeddingProvider } from "../../src/embeddings/provider.js";
+import { buildService, type ServiceOptions } from "../../src/server/app.js";
+import { createApiKey } from "../../src/server/auth.js";
+import { Collections } from "../../src/server/collections.js";
+import { openStore } from "../../src/store/open.js";
+import type { Scope, Store } from "../../src/store/types.js";
+
+export const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+export const FIXTURES = fileURLToPath(new URL("../fixtures/", import.meta.url));
+export const WEATHER_TOOLS = join(FIXTURES, "catalogs", "weather-finance.json");
+export const HELP_CENTER = join(FIXTURES, "documents", "help-center.jsonl");
+
+/** Tools of the weather-finance fixture, as a client would send them. */
+export function weatherTools(): Array<Record<string, unknown>> {
+  const value = JSON.parse(readFileSync(WEATHER_TOOLS, "utf8")) as unknown;
+  return (Array.isArray(value) ? value : (value as { tools: unknown[] }).tools) as Array<Record<string, unknown>>;
+}
+
+/** Documents of the help-center fixture. */
+export function helpCenter(): Array<Record<string, unknown>> {
+  return readFileSync(HELP_CENTER, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "toolsearch-serve-"));
+}
+
+/** A deterministic embedding provider (letter counts): semantic routes work without loading a model. */
+export class LetterProvider implements EmbeddingProvider {
+  readonly id = "test-letters";
+  readonly dimensions = 26;
+  texts = 0;
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    this.texts += texts.length;
+    return texts.map((text) => {
+      const v = new Float32Array(26).fill(0.01);
+      for (const ch of text.toLowerCase()) if (ch >= "a" && ch <= "z") v[ch.charCodeAt(0) - 97] += 1;
+      return v;
+    });
+  }
+}
+
+export interface TestService {
+  app: FastifyInstance;
+  store: Store;
+  collections: Collections;
+  dir: string;
+  /** A key of each scope (all collections). */
+  keys: Record<Scope, string>;
+  auth(key: string): { authorization: string };
+  close(): Promise<void>;
+}
+
+/** An app over a fresh store, with one key per scope; `close` removes everything. */
+export async function makeService(options: Partial<ServiceOptions> = {}, dir = tempDir()): Promise<TestService> {
+  const store = await openStore(join(dir, "store.sqlite"));
+  const collections = new Collections(store, { embedder: new Embedder(new LetterProvider(), { cache: store }), log: () => {} });
+  await collections.start();
+  const app = await buildService({ collections, logger: false, ...options });
+  const keys = {} as Record<Scope, string>;
+  for (const scope of ["read", "call", "write", "admin"] as Scope[]) keys[scope] = (await createApiKey(store, { scope })).key;
+  return {
+    app,
+    store,
+    collections,
+    dir,
+    keys,
+    auth: (key) => ({ authorization: `Bearer ${key}` }),
+    close: async () => {
+      await app.close();
+      await collections.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A running `toolsearch serve` child process. */
+export interface ServeProcess {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  /** Sends a signal and waits for the exit; resolves with the exit code (or the signal's name). */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/** Starts `toolsearch serve --port 0 …` and resolves once it prints the URL it listens on. */
+export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0", "--log", "warn", ...args], {
+    env: { ...process.env, FORCE_COLOR: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) resolve(match[1]);
+    });
+    void exited.then((code) => reject(new Error(`serve exited (${code}) before listening:\n${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    stderr: () => stderr,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Waits until `GET /readyz` answers 200. */
+export async function waitReady(url: string, attempts = 300): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    const response = await fetch(`${url}/readyz`).catch(() => undefined);
+    if (response?.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${url} never became ready`);
+}
