@@ -140,6 +140,11 @@ export class Collections {
     for (;;) {
       const changes = await this.store.changesSince(this.applied, this.options.pageSize ?? 1000);
       if (changes.length === 0) return;
+      // The log has no gaps except pruned ones: it no longer reaches back to our position, so replaying would skip.
+      if (changes[0].seq > this.applied + 1) {
+        await this.reloadAll();
+        continue;
+      }
       await this.applyPage(changes);
       this.applied = changes[changes.length - 1].seq;
     }
@@ -186,6 +191,18 @@ export class Collections {
       collection.version = record.version;
       collection.updatedAt = record.updatedAt;
     }
+  }
+
+  /** Rebuilds every collection from the store (after a disconnect longer than the log's retention). */
+  private async reloadAll(): Promise<void> {
+    this.log(`toolsearch serve: the change log was pruned past seq ${this.applied}; reloading every collection from the store`);
+    // The position first, as in `start`: whatever commits while reloading is replayed afterwards.
+    const seq = await this.store.latestSeq();
+    const records = await this.store.listCollections();
+    for (const record of records) await this.load(record);
+    const names = new Set(records.map((record) => record.name));
+    for (const name of [...this.loaded.keys()]) if (!names.has(name)) await this.drop(name);
+    this.applied = seq;
   }
 
   private async reload(name: string): Promise<void> {

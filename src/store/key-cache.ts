@@ -1,14 +1,15 @@
 /**
  * API-key lookups for a service that must keep answering searches while its database is away.
  *
- * Every authenticated request looks its key up by hash. Asking the store each time costs a round trip per search
- * and, worse, turns a PostgreSQL restart into a fleet-wide outage of reads. So answers are kept for `ttlMs` (a
- * revoked key stops working on every replica within that time), and when the store cannot be reached the last
- * answer is used, however old: a key that worked a minute ago keeps working for reads until the store is back. A
- * key never seen before cannot be checked then, and the request fails with `store_unavailable` as before.
+ * Every authenticated request looks its key up by hash. If that lookup fails whenever the store is away, a
+ * PostgreSQL restart becomes a fleet-wide outage of reads too. So the last answer for each key is remembered, and
+ * when the store cannot be reached it is used, however old: a key that worked a minute ago keeps working for reads
+ * until the store is back (writes fail anyway then). A key never seen before cannot be checked, and the request
+ * fails with `store_unavailable` as before. By default the store is still asked every time, so a revoked key stops
+ * at once while the store answers; `ttlMs` trades that for fewer round trips (a revocation then takes up to `ttlMs`).
  *
  * @example
- * const keys = new KeyCache(store, { ttlMs: 30_000 });
+ * const keys = new KeyCache(store);
  * const key = await keys.keyByHash(hashKey(bearer)); // ApiKeyRecord | undefined
  */
 import { ToolsearchError } from "../errors.js";
@@ -16,7 +17,7 @@ import type { ApiKeyRecord, Store } from "./types.js";
 
 /** Options of a `KeyCache`. */
 export interface KeyCacheOptions {
-  /** How long an answer (found or not found) is trusted without asking the store (default 30000 ms). */
+  /** How long an answer (found or not found) is trusted without asking the store (default 0: always ask). */
   ttlMs?: number;
   /** Most hashes remembered; the oldest are forgotten first (default 10000). */
   maxEntries?: number;
@@ -39,7 +40,7 @@ export class KeyCache {
     private readonly store: Pick<Store, "keyByHash">,
     options: KeyCacheOptions = {},
   ) {
-    this.ttlMs = options.ttlMs ?? 30_000;
+    this.ttlMs = options.ttlMs ?? 0;
     this.maxEntries = options.maxEntries ?? 10_000;
     this.now = options.now ?? Date.now;
   }
