@@ -1,17 +1,16 @@
 /**
- * Real `toolsearch serve` processes for replica tests and the cluster benchmark: spawned from source on a free port,
- * their URL read from stdout, killed when the test process exits whatever happened.
+ * Real `toolsearch serve` processes for replica tests and the cluster benchmark (on test/server/helpers.ts's
+ * `startServe`), killed when the test process exits whatever happened, with their memory and a JSON client.
  *
  * @example
  * const replica = await startReplica(["--store", url, "--no-auth"]);
  * await fetch(`${replica.url}/readyz`);
  * await replica.kill("SIGKILL");
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { startServe } from "../server/helpers.js";
 
-const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const live = new Set<ChildProcess>();
 process.on("exit", () => {
   for (const child of live) child.kill("SIGKILL");
@@ -24,46 +23,22 @@ export interface Replica {
   stderr(): string;
   /** Resident memory in MB, from /proc. */
   rssMb(): number;
-  /** Sends a signal and waits for the process to end. */
+  /** Sends a signal (default SIGTERM) and waits for the process to end. */
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `toolsearch serve ARGS --port 0` and resolves with its URL once it listens. */
-export async function startReplica(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<Replica> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--host", "127.0.0.1", "--port", "0", ...args], {
-    env: { ...process.env, FORCE_COLOR: "0", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  live.add(child);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  void exited.then(() => live.delete(child));
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (chunk) => (err += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not print its URL in ${timeoutMs} ms:\n${err}`)), timeoutMs);
-    child.stdout!.on("data", (chunk) => {
-      out += chunk;
-      const match = /https?:\/\/[^\s"]+/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[0].replace(/\/$/, ""));
-      }
-    });
-    child.once("exit", (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited (${code ?? signal}) before listening:\n${err}`));
-    });
-  });
+/** Starts `toolsearch serve ARGS` on 127.0.0.1 and a free port; killed when this process exits, whatever happens. */
+export async function startReplica(args: string[], env: Record<string, string> = {}): Promise<Replica> {
+  const serve = await startServe(["--host", "127.0.0.1", ...args], env);
+  live.add(serve.child);
+  serve.child.once("exit", () => live.delete(serve.child));
+  const pid = serve.child.pid!;
   return {
-    url,
-    pid: child.pid!,
-    stderr: () => err,
-    rssMb: () => rssMb(child.pid!),
-    async kill(signal = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
-    },
+    url: serve.url.replace(/\/$/, ""),
+    pid,
+    stderr: serve.stderr,
+    rssMb: () => rssMb(pid),
+    kill: async (signal) => void (await serve.stop(signal)),
   };
 }
 
