@@ -50,6 +50,9 @@ export interface LoadedCollection {
   config: Record<string, unknown>;
 }
 
+/** Touched keys re-read from the store at once when applying changes. */
+const READ_AHEAD = 16;
+
 export class Collections {
   private readonly loaded = new Map<string, LoadedCollection>();
   private readonly options: CollectionsOptions;
@@ -174,17 +177,23 @@ export class Collections {
 
   private async applyKeys(collection: LoadedCollection, keys: Set<string>): Promise<void> {
     if (collection.kind === "mcp") return; // Its tools come from its upstreams, not from items.
-    for (const key of keys) {
-      let item: ItemRecord | undefined;
+    const all = [...keys];
+    // Re-read a few keys at a time: over a network store a big batch would otherwise cost one round trip per key.
+    for (let start = 0; start < all.length; start += READ_AHEAD) {
+      const chunk = all.slice(start, start + READ_AHEAD);
+      let items: Array<ItemRecord | undefined>;
       try {
-        item = await this.store.getItem(collection.name, key);
+        items = await Promise.all(chunk.map((key) => this.store.getItem(collection.name, key)));
       } catch (error) {
         if (error instanceof ToolsearchError && error.code === "unknown_collection") return this.drop(collection.name);
         throw error;
       }
-      if (item) this.indexItem(collection, item);
-      else if (collection.tools) collection.tools.remove(key);
-      else collection.docs?.remove(key);
+      chunk.forEach((key, i) => {
+        const item = items[i];
+        if (item) this.indexItem(collection, item);
+        else if (collection.tools) collection.tools.remove(key);
+        else collection.docs?.remove(key);
+      });
     }
     const record = await this.store.getCollection(collection.name);
     if (record) {

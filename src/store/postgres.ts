@@ -271,9 +271,13 @@ export class PostgresStore implements Store {
   }
 
   async getItem(collection: string, key: string): Promise<ItemRecord | undefined> {
-    await this.requireCollection(collection);
-    const row = await this.itemRow(collection, key);
-    return row && toItem(row);
+    // One round trip: replicas re-read every touched key this way.
+    const { rows } = await this.read<ItemRow & { known: string }>(
+      `SELECT c.name AS known, i.* FROM ${this.s}.collections c LEFT JOIN ${this.s}.items i ON i.collection = c.name AND i.key = $2 WHERE c.name = $1`,
+      [collection, key],
+    );
+    if (rows.length === 0) throw unknownCollection(collection);
+    return rows[0].key === null ? undefined : toItem(rows[0]);
   }
 
   async putItem(collection: string, item: ItemInput, options: WriteOptions = {}): Promise<{ created: boolean; item: ItemRecord }> {
