@@ -61,7 +61,7 @@ const replicas: Replica[] = [];
 try {
   const url = await server.createDatabase();
   say(`PostgreSQL up; starting ${replicaCount} replicas…`);
-  for (let i = 0; i < replicaCount; i++) replicas.push(await startReplica(["--store", url, "--no-auth"]));
+  for (let i = 0; i < replicaCount; i++) replicas.push(await startReplica(["--store", url, "--no-auth", "--rate-limit", "0", "--log", "error"]));
   for (const r of replicas) await waitFor(async () => (await call(r.url, "GET", "/readyz")).status === 200, "readyz", 60_000, 50);
 
   const put = await call(replicas[0].url, "PUT", `/v1/collections/${COLLECTION}`, { kind: "tools", tools: catalog });
@@ -74,7 +74,7 @@ try {
   // The writer: upserts one of 20 tools in turn through each replica, with a new marker word, and measures how long
   // until every other replica's search finds it. Reusing 20 names keeps the catalog's size steady for the RSS figures.
   const lags: number[] = [];
-  const writer = { writes: 0, errors: 0, lagTimeouts: 0, stop: false };
+  const writer = { writes: 0, errors: 0, lagTimeouts: 0, stop: false, lastError: "" };
   const writeLoop = async () => {
     for (let n = 0; !writer.stop; n++) {
       const started = performance.now();
@@ -84,7 +84,7 @@ try {
       const tool = { name, description: `Benchmark tool number ${n % 20}, marker ${word}.`, input_schema: { type: "object", properties: {} } };
       try {
         const answer = await call(via.url, "PUT", `/v1/collections/${COLLECTION}/tools/${name}`, tool);
-        if (answer.status >= 300) throw new Error(String(answer.status));
+        if (answer.status >= 300) throw new Error(`${answer.status} ${JSON.stringify(answer.body)}`);
         writer.writes++;
         const acked = performance.now();
         await Promise.all(
@@ -99,8 +99,9 @@ try {
               }
             }),
         );
-      } catch {
+      } catch (error) {
         writer.errors++;
+        writer.lastError = (error as Error).message;
       }
       const rest = writeEveryMs - (performance.now() - started);
       if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
@@ -143,6 +144,7 @@ try {
     p50_ms: res.latency.p50,
     p99_ms: res.latency.p99,
     errors: res.errors + res.timeouts + res.non2xx,
+    statuses: Object.fromEntries(Object.entries(res.statusCodeStats ?? {}).map(([code, stat]) => [code, (stat as { count: number }).count])),
     rss_start_mb: round(rssStart[i]),
     rss_end_mb: round(rssEnd[i]),
     rss_growth_pct: round(((rssEnd[i] - rssStart[i]) / rssStart[i]) * 100),
@@ -158,6 +160,9 @@ try {
     writes: writer.writes,
     lag_ms: { p50: round(percentile(sorted, 0.5)), p99: round(percentile(sorted, 0.99)), max: round(sorted.at(-1) ?? 0), samples: sorted.length },
     errors: perReplica.reduce((sum, r) => sum + r.errors, 0) + writer.errors + writer.lagTimeouts,
+    writer_errors: writer.errors,
+    lag_timeouts: writer.lagTimeouts,
+    ...(writer.lastError ? { last_writer_error: writer.lastError } : {}),
   };
   if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
   else {
@@ -172,6 +177,9 @@ try {
         `(max ${report.lag_ms.max}, ${report.lag_ms.samples} samples); errors ${report.errors}; ` +
         `${report.machine.cores} cores, load ${report.machine.load_1m_before} → ${report.machine.load_1m_after}\n`,
     );
+    if (report.errors > 0) {
+      process.stdout.write(`status codes per replica: ${JSON.stringify(perReplica.map((r) => r.statuses))}; writer errors ${writer.errors}, lag timeouts ${writer.lagTimeouts} ${writer.lastError}\n`);
+    }
   }
 } finally {
   await Promise.all(replicas.map((r) => r.kill("SIGTERM")));
