@@ -7,8 +7,11 @@
  *   npm run bench:cluster                      # 2-minute soak, table
  *   npm run bench:cluster -- --minutes 10 --json
  *
+ * Before the soak, the same searches go to one replica alone (all connections, no writer) for --baseline-s: the
+ * ratio of the cluster's total to that baseline, measured in the same run on the same machine, is the scaling figure.
+ *
  * Options: --minutes N (2), --replicas N (3), --connections N per replica (4), --write-every-ms N (250),
- * --warmup-s N (15), --catalog FILE, --queries FILE.
+ * --warmup-s N (15), --baseline-s N (20), --catalog FILE, --queries FILE.
  */
 import { readFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
@@ -26,6 +29,7 @@ const { values } = parseArgs({
     connections: { type: "string", default: "4" },
     "write-every-ms": { type: "string", default: "250" },
     "warmup-s": { type: "string", default: "15" },
+    "baseline-s": { type: "string", default: "20" },
     catalog: { type: "string", default: "../shared/data/stabletoolbench/catalog.json" },
     queries: { type: "string", default: "../shared/data/stabletoolbench/queries.jsonl" },
     json: { type: "boolean", default: false },
@@ -108,13 +112,13 @@ try {
     }
   };
 
-  const load = (seconds: number) =>
+  const load = (seconds: number, targets = replicas, perTarget = connections) =>
     Promise.all(
-      replicas.map((r, i) => {
+      targets.map((r, i) => {
         let next = i * 97;
         return autocannon({
           url: `${r.url}/v1/collections/${COLLECTION}/search`,
-          connections,
+          connections: perTarget,
           duration: seconds,
           requests: [
             {
@@ -129,6 +133,9 @@ try {
 
   say(`warm-up ${warmupS} s…`);
   await load(warmupS);
+  const baselineS = Number(values["baseline-s"]);
+  say(`baseline: one replica alone, ${connections * replicas.length} connections, ${baselineS} s…`);
+  const [alone] = await load(baselineS, [replicas[0]], connections * replicas.length);
   const rssStart = replicas.map((r) => r.rssMb());
   const load0 = loadavg()[0];
   say(`soak ${minutes} min: ${connections} connections per replica, a write every ${writeEveryMs} ms…`);
@@ -156,6 +163,7 @@ try {
     minutes,
     machine: { cores: availableParallelism(), load_1m_before: round(load0, 2), load_1m_after: round(loadavg()[0], 2) },
     searches_per_s: round(perReplica.reduce((sum, r) => sum + r.searches_per_s, 0)),
+    one_replica_alone: { searches_per_s: round(alone.requests.average), p50_ms: alone.latency.p50, p99_ms: alone.latency.p99 },
     per_replica: perReplica,
     writes: writer.writes,
     lag_ms: { p50: round(percentile(sorted, 0.5)), p99: round(percentile(sorted, 0.99)), max: round(sorted.at(-1) ?? 0), samples: sorted.length },
@@ -164,7 +172,8 @@ try {
     lag_timeouts: writer.lagTimeouts,
     ...(writer.lastError ? { last_writer_error: writer.lastError } : {}),
   };
-  if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+  const ratio = round(report.searches_per_s / Math.max(report.one_replica_alone.searches_per_s, 1e-9), 2);
+  if (values.json) process.stdout.write(`${JSON.stringify({ ...report, ratio_to_one_replica: ratio })}\n`);
   else {
     process.stdout.write(
       `${table(
@@ -173,7 +182,7 @@ try {
       ).join("\n")}\n`,
     );
     process.stdout.write(
-      `total ${report.searches_per_s} searches/s; ${report.writes} writes; propagation lag p50 ${report.lag_ms.p50} ms, p99 ${report.lag_ms.p99} ms ` +
+      `total ${report.searches_per_s} searches/s (${ratio}× one replica alone: ${report.one_replica_alone.searches_per_s}/s, p50 ${report.one_replica_alone.p50_ms} ms); ${report.writes} writes; propagation lag p50 ${report.lag_ms.p50} ms, p99 ${report.lag_ms.p99} ms ` +
         `(max ${report.lag_ms.max}, ${report.lag_ms.samples} samples); errors ${report.errors}; ` +
         `${report.machine.cores} cores, load ${report.machine.load_1m_before} → ${report.machine.load_1m_after}\n`,
     );
