@@ -92,11 +92,22 @@ export const authPlugin = fp(async (app: FastifyInstance, options: AuthOptions) 
   app.addHook("onRequest", async (request) => {
     const needed = request.routeOptions.config?.scope;
     if (needed === undefined) return;
+    // Without keys the only guard is the loopback address; a web page could still reach it through DNS rebinding
+    // (its own name resolving to 127.0.0.1), which shows in the Host header.
+    if (options.disabled && !isLoopbackName(request.hostname)) {
+      throw new ToolsearchError("forbidden", `Host ${JSON.stringify(request.hostname)} refused: with --no-auth only loopback names (localhost, 127.0.0.1, [::1]) are served.`);
+    }
     request.apiKey = options.disabled ? ANONYMOUS : await lookup(keys, request.headers.authorization);
     const params = request.params as { c?: string } | undefined;
     requireScope(request, needed, params?.c);
   });
 }, { name: "toolsearch-auth" });
+
+/** Whether a host name (without port) names this machine's loopback interface. */
+export function isLoopbackName(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
 
 async function lookup(store: Pick<Store, "keyByHash">, header: string | undefined): Promise<RequestKey> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");

@@ -103,6 +103,20 @@ export class Collections {
     return found;
   }
 
+  /** A loaded collection, or undefined. */
+  find(name: string): LoadedCollection | undefined {
+    return this.loaded.get(name);
+  }
+
+  /**
+   * Like `get`, but a name not loaded yet is looked for once more after catching up with the store: another replica
+   * may have created it a moment ago.
+   */
+  async resolve(name: string): Promise<LoadedCollection> {
+    if (!this.loaded.has(name) && this.started) await this.sync();
+    return this.get(name);
+  }
+
   /** Every loaded collection, by name. */
   list(): LoadedCollection[] {
     return [...this.loaded.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -64,7 +64,7 @@ export const metricsPlugin = fp(async (app: FastifyInstance, options: { metrics:
     const route = request.routeOptions.url ?? "unmatched";
     options.metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
   });
-  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+  app.get("/metrics", { schema: { summary: "Prometheus metrics (text exposition format)" } }, async (_request, reply) => {
     reply.header("content-type", options.metrics.registry.contentType);
     return options.metrics.registry.metrics();
   });

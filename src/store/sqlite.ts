@@ -98,6 +98,7 @@ export class SqliteStore implements Store {
   readonly location: string;
   private readonly db: Database.Database;
   private readonly listeners = new Set<(changes: Change[]) => void>();
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.location = path;
@@ -117,7 +118,7 @@ export class SqliteStore implements Store {
     this.guard(() => {
       // IMMEDIATE takes the write lock first, so two processes starting at once migrate one after the other.
       this.db.transaction(() => {
-        const tables = this.db.prepare("SELECT count(*) FROM sqlite_master").pluck().get() as number;
+        const tables = this.sql("SELECT count(*) FROM sqlite_master").pluck().get() as number;
         const applicationId = this.db.pragma("application_id", { simple: true }) as number;
         if (tables > 0 && applicationId !== APPLICATION_ID) {
           throw new ToolsearchError("store_unavailable", `${this.location} holds another application's database, not a toolsearch store; nothing was changed`);
@@ -141,7 +142,7 @@ export class SqliteStore implements Store {
   // Collections
 
   async listCollections(): Promise<CollectionRecord[]> {
-    const rows = this.guard(() => this.db.prepare(`${COLLECTION_SELECT} ORDER BY c.name`).all() as CollectionRow[]);
+    const rows = this.guard(() => this.sql(`${COLLECTION_SELECT} ORDER BY c.name`).all() as CollectionRow[]);
     return rows.map(toCollection);
   }
 
@@ -162,13 +163,13 @@ export class SqliteStore implements Store {
       const existed = this.collectionRow(name) !== undefined;
       const seq = this.logChange(name, "collection");
       const now = new Date().toISOString();
-      if (existed) this.db.prepare("DELETE FROM items WHERE collection = ?").run(name);
+      if (existed) this.sql("DELETE FROM items WHERE collection = ?").run(name);
       this.db
         .prepare(`INSERT INTO collections (name, kind, config, updated_at, version) VALUES (?, ?, ?, ?, ?)
                   ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, config = excluded.config,
                   updated_at = excluded.updated_at, version = excluded.version`)
         .run(name, kind, configText, now, seq);
-      const insert = this.db.prepare("INSERT INTO items (collection, key, body, etag, updated_at) VALUES (?, ?, ?, ?, ?)");
+      const insert = this.sql("INSERT INTO items (collection, key, body, etag, updated_at) VALUES (?, ?, ?, ?, ?)");
       for (const [key, body] of bodies) insert.run(name, key, body, etagOf(seq, body), now);
       return { result: !existed, changes: [{ seq, collection: name, scope: "collection" as const }] };
     });
@@ -179,7 +180,7 @@ export class SqliteStore implements Store {
     return this.write(() => {
       if (!this.collectionRow(name)) return { result: false, changes: [] };
       const seq = this.logChange(name, "collection");
-      this.db.prepare("DELETE FROM collections WHERE name = ?").run(name);
+      this.sql("DELETE FROM collections WHERE name = ?").run(name);
       return { result: true, changes: [{ seq, collection: name, scope: "collection" as const }] };
     });
   }
@@ -189,7 +190,7 @@ export class SqliteStore implements Store {
   async listItems(collection: string): Promise<ItemRecord[]> {
     return this.guard(() => {
       this.requireCollection(collection);
-      const rows = this.db.prepare("SELECT * FROM items WHERE collection = ? ORDER BY key").all(collection) as ItemRow[];
+      const rows = this.sql("SELECT * FROM items WHERE collection = ? ORDER BY key").all(collection) as ItemRow[];
       return rows.map(toItem);
     });
   }
@@ -224,7 +225,7 @@ export class SqliteStore implements Store {
       checkMatch(collection, key, current, options);
       if (!current) return { result: false, changes: [] };
       const seq = this.logChange(collection, "item", key);
-      this.db.prepare("DELETE FROM items WHERE collection = ? AND key = ?").run(collection, key);
+      this.sql("DELETE FROM items WHERE collection = ? AND key = ?").run(collection, key);
       this.touch(collection, seq, new Date().toISOString());
       return { result: true, changes: [{ seq, collection, scope: "item" as const, key }] };
     });
@@ -242,7 +243,7 @@ export class SqliteStore implements Store {
         this.upsertRow({ collection, key, body, etag: etagOf(last, body), updated_at: now });
         changes.push({ seq: last, collection, scope: "item", key });
       }
-      const drop = this.db.prepare("DELETE FROM items WHERE collection = ? AND key = ?");
+      const drop = this.sql("DELETE FROM items WHERE collection = ? AND key = ?");
       let deleted = 0;
       for (const key of new Set(remove)) {
         if (!this.itemRow(collection, key)) continue;
@@ -260,14 +261,14 @@ export class SqliteStore implements Store {
 
   async changesSince(after: number, limit = 1000): Promise<Change[]> {
     const rows = this.guard(
-      () => this.db.prepare("SELECT seq, collection, scope, key FROM changes WHERE seq > ? ORDER BY seq LIMIT ?").all(after, limit) as Array<Change & { key: string | null }>,
+      () => this.sql("SELECT seq, collection, scope, key FROM changes WHERE seq > ? ORDER BY seq LIMIT ?").all(after, limit) as Array<Change & { key: string | null }>,
     );
     return rows.map((row) => (row.key === null ? { seq: row.seq, collection: row.collection, scope: row.scope } : row));
   }
 
   async latestSeq(): Promise<number> {
     // sqlite_sequence keeps the highest seq ever issued, also after the log was pruned.
-    const seq = this.guard(() => this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'changes'").pluck().get() as number | undefined);
+    const seq = this.guard(() => this.sql("SELECT seq FROM sqlite_sequence WHERE name = 'changes'").pluck().get() as number | undefined);
     return seq ?? 0;
   }
 
@@ -277,14 +278,14 @@ export class SqliteStore implements Store {
   }
 
   async pruneChanges(upTo: number): Promise<number> {
-    return this.write(() => ({ result: this.db.prepare("DELETE FROM changes WHERE seq <= ?").run(upTo).changes, changes: [] }));
+    return this.write(() => ({ result: this.sql("DELETE FROM changes WHERE seq <= ?").run(upTo).changes, changes: [] }));
   }
 
   // API keys
 
   async createKey(key: ApiKeyRecord & { hash: string }): Promise<void> {
     this.write(() => {
-      const clash = this.db.prepare("SELECT 1 FROM api_keys WHERE id = ? OR hash = ?").get(key.id, key.hash);
+      const clash = this.sql("SELECT 1 FROM api_keys WHERE id = ? OR hash = ?").get(key.id, key.hash);
       if (clash) throw new ToolsearchError("conflict", `an API key with id ${JSON.stringify(key.id)} (or the same secret) already exists`);
       this.db
         .prepare("INSERT INTO api_keys (id, hash, scope, collection, label, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
@@ -294,18 +295,18 @@ export class SqliteStore implements Store {
   }
 
   async keyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const row = this.guard(() => this.db.prepare("SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL").get(hash) as KeyRow | undefined);
+    const row = this.guard(() => this.sql("SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL").get(hash) as KeyRow | undefined);
     return row && toKey(row);
   }
 
   async listKeys(): Promise<ApiKeyRecord[]> {
-    const rows = this.guard(() => this.db.prepare("SELECT * FROM api_keys ORDER BY created_at, id").all() as KeyRow[]);
+    const rows = this.guard(() => this.sql("SELECT * FROM api_keys ORDER BY created_at, id").all() as KeyRow[]);
     return rows.map(toKey);
   }
 
   async revokeKey(id: string): Promise<boolean> {
     return this.write(() => {
-      const run = this.db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(new Date().toISOString(), id);
+      const run = this.sql("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(new Date().toISOString(), id);
       return { result: run.changes > 0, changes: [] };
     });
   }
@@ -313,15 +314,15 @@ export class SqliteStore implements Store {
   // Settings
 
   async getSetting(key: string): Promise<unknown> {
-    const text = this.guard(() => this.db.prepare("SELECT value FROM settings WHERE key = ?").pluck().get(key) as string | undefined);
+    const text = this.guard(() => this.sql("SELECT value FROM settings WHERE key = ?").pluck().get(key) as string | undefined);
     return text === undefined ? undefined : JSON.parse(text);
   }
 
   async setSetting(key: string, value: unknown): Promise<void> {
     const text = JSON.stringify(value);
     this.write(() => {
-      if (text === undefined) this.db.prepare("DELETE FROM settings WHERE key = ?").run(key);
-      else this.db.prepare("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, text);
+      if (text === undefined) this.sql("DELETE FROM settings WHERE key = ?").run(key);
+      else this.sql("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, text);
       return { result: undefined, changes: [] };
     });
   }
@@ -330,13 +331,15 @@ export class SqliteStore implements Store {
 
   async getMany(provider: string, hashes: string[], dimensions: number): Promise<Map<string, Float32Array>> {
     const found = new Map<string, Float32Array>();
-    if (hashes.length === 0) return found;
+    const unique = [...new Set(hashes)];
     this.guard(() => {
-      const select = this.db.prepare("SELECT vector FROM vectors WHERE provider = ? AND hash = ?").pluck();
-      for (const hash of new Set(hashes)) {
-        const blob = select.get(provider, hash) as Buffer | undefined;
+      // Chunks of one fixed size (the last padded with a repeated hash), so that one compiled statement serves all.
+      for (let start = 0; start < unique.length; start += VECTOR_CHUNK) {
+        const chunk = unique.slice(start, start + VECTOR_CHUNK);
+        while (chunk.length < VECTOR_CHUNK) chunk.push(chunk[0]);
+        const rows = this.sql(VECTOR_SELECT).all(provider, ...chunk) as Array<{ hash: string; vector: Buffer }>;
         // A vector of another size (a provider that changed its output under the same id) counts as a miss.
-        if (blob && blob.byteLength === dimensions * 4) found.set(hash, toVector(blob));
+        for (const row of rows) if (row.vector.byteLength === dimensions * 4) found.set(row.hash, toVector(row.vector));
       }
     });
     return found;
@@ -345,7 +348,7 @@ export class SqliteStore implements Store {
   async putMany(provider: string, entries: Array<[hash: string, vector: Float32Array]>): Promise<void> {
     if (entries.length === 0) return;
     this.write(() => {
-      const insert = this.db.prepare("INSERT OR REPLACE INTO vectors (provider, hash, vector) VALUES (?, ?, ?)");
+      const insert = this.sql("INSERT OR REPLACE INTO vectors (provider, hash, vector) VALUES (?, ?, ?)");
       for (const [hash, vector] of entries) insert.run(provider, hash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
       return { result: undefined, changes: [] };
     });
@@ -356,7 +359,7 @@ export class SqliteStore implements Store {
   async getManifest(owner: string, server: string): Promise<ManifestRecord | undefined> {
     const row = this.guard(
       () =>
-        this.db.prepare("SELECT * FROM manifests WHERE owner = ? AND server = ?").get(owner, server) as
+        this.sql("SELECT * FROM manifests WHERE owner = ? AND server = ?").get(owner, server) as
           | { owner: string; server: string; config_hash: string; tools: string; updated_at: string }
           | undefined,
     );
@@ -376,10 +379,20 @@ export class SqliteStore implements Store {
   }
 
   async deleteManifest(owner: string, server: string): Promise<void> {
-    this.write(() => ({ result: this.db.prepare("DELETE FROM manifests WHERE owner = ? AND server = ?").run(owner, server), changes: [] }));
+    this.write(() => ({ result: this.sql("DELETE FROM manifests WHERE owner = ? AND server = ?").run(owner, server), changes: [] }));
   }
 
   // Internals
+
+  /** A prepared statement, compiled once per SQL text: auth and item reads run on every request. */
+  private sql(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
 
   /**
    * Runs `body` in one IMMEDIATE transaction (all or nothing), then announces its changes: after the commit, so a
@@ -413,11 +426,11 @@ export class SqliteStore implements Store {
   }
 
   private logChange(collection: string, scope: Change["scope"], key?: string): number {
-    return Number(this.db.prepare("INSERT INTO changes (collection, scope, key) VALUES (?, ?, ?)").run(collection, scope, key ?? null).lastInsertRowid);
+    return Number(this.sql("INSERT INTO changes (collection, scope, key) VALUES (?, ?, ?)").run(collection, scope, key ?? null).lastInsertRowid);
   }
 
   private touch(collection: string, seq: number, now: string): void {
-    this.db.prepare("UPDATE collections SET updated_at = ?, version = ? WHERE name = ?").run(now, seq, collection);
+    this.sql("UPDATE collections SET updated_at = ?, version = ? WHERE name = ?").run(now, seq, collection);
   }
 
   private upsertRow(row: ItemRow): void {
@@ -428,17 +441,21 @@ export class SqliteStore implements Store {
   }
 
   private collectionRow(name: string): CollectionRow | undefined {
-    return this.db.prepare(`${COLLECTION_SELECT} WHERE c.name = ?`).get(name) as CollectionRow | undefined;
+    return this.sql(`${COLLECTION_SELECT} WHERE c.name = ?`).get(name) as CollectionRow | undefined;
   }
 
   private itemRow(collection: string, key: string): ItemRow | undefined {
-    return this.db.prepare("SELECT * FROM items WHERE collection = ? AND key = ?").get(collection, key) as ItemRow | undefined;
+    return this.sql("SELECT * FROM items WHERE collection = ? AND key = ?").get(collection, key) as ItemRow | undefined;
   }
 
   private requireCollection(name: string): void {
-    if (!this.db.prepare("SELECT 1 FROM collections WHERE name = ?").get(name)) throw unknownCollection(name);
+    if (!this.sql("SELECT 1 FROM collections WHERE name = ?").get(name)) throw unknownCollection(name);
   }
 }
+
+/** Hashes looked up per query when reading vectors. */
+const VECTOR_CHUNK = 500;
+const VECTOR_SELECT = `SELECT hash, vector FROM vectors WHERE provider = ? AND hash IN (${Array(VECTOR_CHUNK).fill("?").join(", ")})`;
 
 const COLLECTION_SELECT = "SELECT c.*, (SELECT count(*) FROM items i WHERE i.collection = c.name) AS size FROM collections c";
 

@@ -12,6 +12,9 @@ import { createApiKey } from "../../src/server/auth.js";
 import { Collections } from "../../src/server/collections.js";
 import { openStore } from "../../src/store/open.js";
 import type { Scope, Store } from "../../src/store/types.js";
+import { LetterProvider } from "../helpers/letter-provider.js";
+
+export { LetterProvider };
 
 export const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 export const FIXTURES = fileURLToPath(new URL("../fixtures/", import.meta.url));
@@ -33,21 +36,6 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "toolsearch-serve-"));
 }
 
-/** A deterministic embedding provider (letter counts): semantic routes work without loading a model. */
-export class LetterProvider implements EmbeddingProvider {
-  readonly id = "test-letters";
-  readonly dimensions = 26;
-  texts = 0;
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    this.texts += texts.length;
-    return texts.map((text) => {
-      const v = new Float32Array(26).fill(0.01);
-      for (const ch of text.toLowerCase()) if (ch >= "a" && ch <= "z") v[ch.charCodeAt(0) - 97] += 1;
-      return v;
-    });
-  }
-}
-
 export interface TestService {
   app: FastifyInstance;
   store: Store;
@@ -60,9 +48,9 @@ export interface TestService {
 }
 
 /** An app over a fresh store, with one key per scope; `close` removes everything. */
-export async function makeService(options: Partial<ServiceOptions> = {}, dir = tempDir()): Promise<TestService> {
+export async function makeService(options: Partial<ServiceOptions> = {}, dir = tempDir(), provider: EmbeddingProvider = new LetterProvider()): Promise<TestService> {
   const store = await openStore(join(dir, "store.sqlite"));
-  const collections = new Collections(store, { embedder: new Embedder(new LetterProvider(), { cache: store }), log: () => {} });
+  const collections = new Collections(store, { embedder: new Embedder(provider, { cache: store }), log: () => {} });
   await collections.start();
   const app = await buildService({ collections, logger: false, ...options });
   const keys = {} as Record<Scope, string>;

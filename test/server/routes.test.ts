@@ -211,6 +211,7 @@ describe("service routes", () => {
     for (const path of [
       "/v1/collections", "/v1/collections/{c}", "/v1/collections/{c}/tools/{key}", "/v1/collections/{c}/documents/{key}",
       "/v1/collections/{c}/batch", "/v1/collections/{c}/search", "/v1/collections/{c}/lint", "/healthz", "/readyz",
+      "/metrics", "/openapi.json", "/mcp/{c}", "/",
     ]) assert.ok(paths.includes(path), `${path} in ${paths.join(", ")}`);
     const search = doc.paths["/v1/collections/{c}/search"].post;
     assert.ok(search.requestBody.content["application/json"].schema.properties.query);
@@ -283,6 +284,36 @@ test("the log has requests but never a key or a body", async () => {
     const log = lines.join("");
     assert.match(log, /\/v1\/collections\/secret/);
     for (const secret of [s.keys.write, s.keys.read, "SECRET-BODY-TEXT", "SECRET-QUERY-TEXT"]) assert.ok(!log.includes(secret), `log leaks ${secret.slice(0, 12)}`);
+  } finally {
+    await s.close();
+  }
+});
+
+test("--no-auth serves loopback Host names only (DNS rebinding from a web page is refused)", async () => {
+  const s = await makeService({ noAuth: true });
+  try {
+    for (const host of ["localhost:8080", "127.0.0.1:9", "[::1]:8080"]) {
+      assert.equal((await s.app.inject({ method: "GET", url: "/v1/collections", headers: { host } })).statusCode, 200, host);
+    }
+    const rebound = await s.app.inject({ method: "GET", url: "/v1/collections", headers: { host: "evil.example:8080" } });
+    assert.equal(rebound.statusCode, 403);
+    assert.equal(JSON.parse(rebound.body).error.code, "forbidden");
+  } finally {
+    await s.close();
+  }
+});
+
+test("a semantic search that outlives the request timeout answers 503 request_timeout", async () => {
+  const stuck = { id: "stuck", dimensions: 4, embed: () => new Promise<Float32Array[]>(() => {}) };
+  const s = await makeService({ requestTimeoutMs: 300 }, undefined, stuck);
+  try {
+    await s.store.putCollection("w", "tools", {}, weatherTools().slice(0, 2).map((t) => ({ key: String(t.name), body: t })));
+    await s.collections.sync();
+    const response = await s.app.inject({ method: "POST", url: "/v1/collections/w/search", headers: s.auth(s.keys.read), payload: { query: "rain", engine: "semantic" } });
+    assert.equal(response.statusCode, 503);
+    assert.equal(JSON.parse(response.body).error.code, "request_timeout");
+    const bm25 = await s.app.inject({ method: "POST", url: "/v1/collections/w/search", headers: s.auth(s.keys.read), payload: { query: "weather" } });
+    assert.equal(bm25.statusCode, 200, "the lexical engines are unaffected");
   } finally {
     await s.close();
   }

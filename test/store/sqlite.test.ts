@@ -7,10 +7,21 @@ import Database from "better-sqlite3";
 import { Embedder } from "../../src/embeddings/embedder.js";
 import { openStore } from "../../src/store/open.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
+import { LetterProvider } from "../helpers/letter-provider.js";
 import { storeContract } from "./contract.js";
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "toolsearch-store-"));
+}
+
+/** Runs `body` with the path of a store file in a fresh folder, removed afterwards. */
+async function withStorePath(body: (path: string, dir: string) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  try {
+    await body(join(dir, "store.sqlite"), dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 storeContract("SqliteStore", async () => {
@@ -25,10 +36,8 @@ storeContract("SqliteStore", async () => {
   };
 });
 
-test("SqliteStore: everything is there after closing and reopening the file", async () => {
-  const dir = tempDir();
-  const path = join(dir, "store.sqlite");
-  try {
+test("SqliteStore: everything is there after closing and reopening the file", async () =>
+  withStorePath(async (path) => {
     const first = await openStore(path);
     await first.putCollection("crm", "tools", {}, [{ key: "a", body: { name: "a", description: "A." } }]);
     await first.createKey({ id: "k", hash: "h", scope: "admin", createdAt: new Date().toISOString() });
@@ -41,15 +50,10 @@ test("SqliteStore: everything is there after closing and reopening the file", as
     assert.equal((await second.getMany("p", ["t"], 2)).size, 1);
     assert.equal(await second.latestSeq(), seq);
     await second.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test("SqliteStore: WAL, synchronous FULL and our application id are set", async () => {
-  const dir = tempDir();
-  const path = join(dir, "store.sqlite");
-  try {
+test("SqliteStore: WAL, synchronous FULL and our application id are set", async () =>
+  withStorePath(async (path) => {
     await (await openStore(path)).close();
     const db = new Database(path, { readonly: true });
     assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
@@ -59,14 +63,10 @@ test("SqliteStore: WAL, synchronous FULL and our application id are set", async 
     const store = new SqliteStore(path);
     assert.equal((store as unknown as { db: Database.Database }).db.pragma("synchronous", { simple: true }), 2, "FULL");
     await store.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test("SqliteStore: a foreign SQLite file or a file from a newer version is refused and left untouched", async () => {
-  const dir = tempDir();
-  try {
+test("SqliteStore: a foreign SQLite file or a file from a newer version is refused and left untouched", async () =>
+  withStorePath(async (_path, dir) => {
     const foreign = join(dir, "foreign.sqlite");
     const db = new Database(foreign);
     db.exec("CREATE TABLE mine (x)");
@@ -86,15 +86,10 @@ test("SqliteStore: a foreign SQLite file or a file from a newer version is refus
     const garbage = join(dir, "garbage.sqlite");
     writeFileSync(garbage, "not a database at all, just text that is long enough to have a header".repeat(20));
     await assert.rejects(openStore(garbage), { code: "store_unavailable" });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test("SqliteStore: a batch that fails inside the transaction rolls back every earlier write of it", async () => {
-  const dir = tempDir();
-  const path = join(dir, "store.sqlite");
-  try {
+test("SqliteStore: a batch that fails inside the transaction rolls back every earlier write of it", async () =>
+  withStorePath(async (path) => {
     const store = await openStore(path);
     await store.putCollection("crm", "tools", {}, [{ key: "a", body: {} }]);
     // A trigger (from another connection) fails the third row, after two rows and their change entries were written.
@@ -111,25 +106,17 @@ test("SqliteStore: a batch that fails inside the transaction rolls back every ea
     assert.equal(await store.latestSeq(), seq);
     assert.deepEqual(seen, [], "nothing is announced for a rolled-back write");
     await store.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test("SqliteStore: two handles on one file (server and keys CLI) see each other's writes", async () => {
-  const dir = tempDir();
-  const path = join(dir, "store.sqlite");
-  try {
+test("SqliteStore: two handles on one file (server and keys CLI) see each other's writes", async () =>
+  withStorePath(async (path) => {
     const [a, b] = await Promise.all([openStore(path), openStore(path)]);
     await a.createKey({ id: "k", hash: "h", scope: "read", createdAt: new Date().toISOString() });
     assert.equal((await b.keyByHash("h"))?.id, "k");
     await b.putCollection("x", "docs", {}, []);
     assert.deepEqual((await a.changesSince(0)).map((c) => c.collection), ["x"]);
     await Promise.all([a.close(), b.close()]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
 test("openStore: a postgres URL without the PostgreSQL module is a clear store_unavailable", async (t) => {
   // Once src/store/postgres.ts exists this URL reaches a real (absent) server instead; both must be store_unavailable.
@@ -137,25 +124,8 @@ test("openStore: a postgres URL without the PostgreSQL module is a clear store_u
   t.diagnostic("postgres URL refused as expected");
 });
 
-/** A deterministic provider (letter counts) that records what it was asked to embed; no model needed. */
-class LetterProvider {
-  readonly id = "test-letters";
-  readonly dimensions = 26;
-  readonly seen: string[] = [];
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    this.seen.push(...texts);
-    return texts.map((text) => {
-      const v = new Float32Array(26).fill(0.01);
-      for (const ch of text.toLowerCase()) if (ch >= "a" && ch <= "z") v[ch.charCodeAt(0) - 97] += 1;
-      return v;
-    });
-  }
-}
-
-test("SqliteStore as an Embedder's cache: after reopening the store nothing is embedded again", async () => {
-  const dir = tempDir();
-  const path = join(dir, "store.sqlite");
-  try {
+test("SqliteStore as an Embedder's cache: after reopening the store nothing is embedded again", async () =>
+  withStorePath(async (path) => {
     const texts = ["check the weather", "convert currency", "send an email"];
     const first = await openStore(path);
     const provider1 = new LetterProvider();
@@ -172,7 +142,4 @@ test("SqliteStore as an Embedder's cache: after reopening the store nothing is e
     await embedder.close();
     assert.equal((await second.getMany("test-letters", [], 26)).size, 0, "closing the embedder left the store open");
     await second.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));

@@ -6,9 +6,9 @@
 import type { Command } from "commander";
 import { Embedder } from "../../embeddings/embedder.js";
 import { EMBEDDER_NAMES, providerFromSpec } from "../../embeddings/from-spec.js";
-import { buildService, DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS } from "../../server/app.js";
-import { Collections } from "../../server/collections.js";
-import { seedCollections } from "../../server/seed.js";
+import { isLoopbackName } from "../../server/auth.js";
+import type { Collections } from "../../server/collections.js";
+import { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS } from "../../server/limits.js";
 import { defaultStorePath, openStore } from "../../store/open.js";
 import { startPruning } from "../../store/retention.js";
 import { parseInteger, UsageError } from "../output.js";
@@ -34,11 +34,6 @@ interface ServeFlags {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-/** Loopback hosts: the only ones `--no-auth` may bind. */
-export function isLoopbackHost(host: string): boolean {
-  return host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 export function registerServe(program: Command): void {
   program
     .command("serve")
@@ -62,13 +57,22 @@ export function registerServe(program: Command): void {
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
-  if (!flags.auth && !isLoopbackHost(flags.host)) {
+  if (!flags.auth && !isLoopbackName(flags.host)) {
     throw new UsageError(
       `--no-auth is refused on --host ${flags.host}: without keys anyone who can reach that address could read and change every collection. ` +
         "Bind a loopback address (127.0.0.1, ::1, localhost), or keep auth on and create a key with toolsearch keys create.",
     );
   }
   if (!["trace", "debug", "info", "warn", "error", "fatal", "silent"].includes(flags.log)) throw new UsageError(`--log takes trace, debug, info, warn, error or silent (got ${JSON.stringify(flags.log)})`);
+  // The server's modules (fastify and its plugins) load only for this command, so other commands start faster.
+  const [{ pino }, { buildService }, { Collections }, { seedCollections }] = await Promise.all([
+    import("pino"),
+    import("../../server/app.js"),
+    import("../../server/collections.js"),
+    import("../../server/seed.js"),
+  ]);
+  // Buffered, asynchronous writes to stderr: a synchronous write per log line would cost every request a syscall.
+  const logDestination = pino.destination({ dest: 2, sync: false });
   const store = await openStore(flags.store ?? defaultStorePath());
   const provider = await providerFromSpec(flags.embedder, {
     baseUrl: flags.embeddingUrl,
@@ -86,8 +90,8 @@ async function serve(flags: ServeFlags): Promise<void> {
       maxBodyBytes: flags.maxBody,
       rateLimit: flags.rateLimit === 0 ? false : { max: flags.rateLimit, windowMs: 60_000 },
       requestTimeoutMs: flags.requestTimeout,
-      logger: flags.log === "silent" ? false : { level: flags.log, stream: process.stderr },
-      loopbackOnly: isLoopbackHost(flags.host),
+      logger: flags.log === "silent" ? false : { level: flags.log, stream: logDestination },
+      loopbackOnly: isLoopbackName(flags.host),
     });
     const stopped = onceStopped();
     const address = await app.listen({ port: flags.port, host: flags.host });
@@ -105,6 +109,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     await collections.close();
     await embedder.close();
     await store.close();
+    logDestination.flushSync();
   }
   note("stopped");
 }
@@ -125,10 +130,16 @@ function note(line: string): void {
   process.stderr.write(`toolsearch serve: ${line}\n`);
 }
 
-/** Resolves on the first SIGINT or SIGTERM. */
+/** Resolves on the first SIGINT or SIGTERM; later ones are noted, not fatal, so shutdown stays graceful. */
 function onceStopped(): Promise<void> {
   return new Promise((resolve) => {
-    process.once("SIGINT", () => resolve());
-    process.once("SIGTERM", () => resolve());
+    let stopping = false;
+    const onSignal = (signal: string) => {
+      if (stopping) return note(`${signal} again: already stopping (send SIGKILL to stop at once)`);
+      stopping = true;
+      resolve();
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
   });
 }

@@ -14,5 +14,5 @@ health at <a href="/healthz">/healthz</a> and <a href="/readyz">/readyz</a>; met
 `;
 
 export async function consolePlaceholder(app: FastifyInstance): Promise<void> {
-  app.get("/", { schema: { hide: true } }, async (_request, reply) => reply.type("text/html; charset=utf-8").send(PAGE));
+  app.get("/", { schema: { summary: "The web console (HTML)" } }, async (_request, reply) => reply.type("text/html; charset=utf-8").send(PAGE));
 }

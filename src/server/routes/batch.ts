@@ -26,7 +26,7 @@ export async function batchRoutes(app: FastifyInstance, { collections }: { colle
     schema: { summary: "Upsert and delete items in one transaction", security: bearer, params: collectionParams, body: batchBody, response: withErrors({ 200: batchAnswer }) },
   }, async (request) => {
     const name = request.params.c;
-    const collection = collections.get(name);
+    const collection = await collections.resolve(name);
     if (collection.kind === "mcp") {
       throw new ToolsearchError("conflict", `Collection ${JSON.stringify(name)} is of kind mcp: its tools come from its servers; replace it with PUT /v1/collections/${name}.`);
     }

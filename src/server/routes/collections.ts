@@ -51,7 +51,7 @@ export async function collectionRoutes(app: FastifyInstance, { collections }: { 
   app.get<{ Params: { c: string } }>("/v1/collections/:c", {
     config: { scope: "read" },
     schema: { summary: "One collection", security: bearer, params: collectionParams, response: withErrors({ 200: collectionSummary }) },
-  }, async (request) => summary(collections, collections.get(request.params.c)));
+  }, async (request) => summary(collections, await collections.resolve(request.params.c)));
 
   app.put<{ Params: { c: string }; Body: PutBody }>("/v1/collections/:c", {
     config: { scope: "write" },
@@ -75,9 +75,12 @@ export async function collectionRoutes(app: FastifyInstance, { collections }: { 
       });
     }
     if (existing?.kind === "mcp") requireScope(request, "admin", name);
-    const { created } = await store.putCollection(name, kind, config, items);
+    const { created, collection } = await store.putCollection(name, kind, config, items);
     await collections.sync();
-    return reply.code(created ? 201 : 200).send(summary(collections, collections.get(name)));
+    // Committed either way; should the index lag (store hiccup while catching up), answer from the stored record.
+    const loaded = collections.find(name);
+    const answer = loaded ? summary(collections, loaded) : { name, kind, size: collection.size, updated_at: collection.updatedAt };
+    return reply.code(created ? 201 : 200).send(answer);
   });
 
   app.delete<{ Params: { c: string } }>("/v1/collections/:c", {

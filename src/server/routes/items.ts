@@ -53,8 +53,8 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
   const path = `/v1/collections/:c/${segment}/:key`;
 
   /** The collection, checked to hold this kind of item. */
-  const target = (name: string) => {
-    const collection = collections.get(name);
+  const target = async (name: string) => {
+    const collection = await collections.resolve(name);
     if (!holds(collection.kind, kind)) {
       const hint = collection.kind === "mcp" ? "its tools come from its MCP servers and are read-only over REST" : `use /${ITEM_KINDS[collection.kind as ItemKind].segment}/`;
       throw new ToolsearchError("conflict", `Collection ${JSON.stringify(name)} is of kind ${collection.kind}, it holds no ${noun}s here: ${hint}.`);
@@ -76,7 +76,7 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
     },
   }, async (request, reply) => {
     const { c, key } = request.params;
-    target(c);
+    await target(c);
     const item = checkOneItem(kind, request.body, key, `${c}/${segment}/${key}`);
     const result = await store.putItem(c, item, { ifMatch: unquoted(request.headers["if-match"]) });
     await collections.sync();
@@ -95,7 +95,7 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
     },
   }, async (request, reply) => {
     const { c, key } = request.params;
-    const collection = target(c);
+    const collection = await target(c);
     const item = await store.getItem(c, key);
     if (!item) throw missing(c, key);
     withEtag(reply, item);
@@ -109,7 +109,7 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
     schema: { summary: `Delete one ${noun}`, security: bearer, params: itemParams, headers: ifMatchHeaders, response: withErrors({ 204: { type: "null" } }) },
   }, async (request, reply) => {
     const { c, key } = request.params;
-    target(c);
+    await target(c);
     if (!(await store.deleteItem(c, key, { ifMatch: unquoted(request.headers["if-match"]) }))) throw missing(c, key);
     await collections.sync();
     return reply.code(204).send();

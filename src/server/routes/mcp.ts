@@ -12,7 +12,7 @@ import { DESCRIBE_TOOL, SEARCH_TOOLS } from "../../mcp/meta-tools.js";
 import { READ_DOC, SEARCH_DOCS } from "../../metatools/docs-tools.js";
 import { requireScope } from "../auth.js";
 import type { Collections } from "../collections.js";
-import { collectionParams } from "../schemas.js";
+import { bearer, collectionParams } from "../schemas.js";
 
 /** Options of the MCP endpoint. */
 export interface McpRouteOptions {
@@ -64,10 +64,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     method: ["GET", "POST", "DELETE"],
     url: "/mcp/:c",
     config: { scope: "read" },
-    schema: { summary: "MCP Streamable HTTP endpoint of one collection", params: collectionParams, hide: true },
+    schema: { summary: "MCP Streamable HTTP endpoint of one collection (JSON-RPC; see the MCP specification)", security: bearer, params: collectionParams },
     handler: async (request, reply) => {
       const name = request.params.c;
-      collections.get(name);
+      await collections.resolve(name);
       if (request.method === "POST" && callsUpstream(request.body)) requireScope(request, "call", name);
       const keyId = request.apiKey!.id;
       const sessionId = request.headers["mcp-session-id"];

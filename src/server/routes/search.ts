@@ -16,23 +16,37 @@ interface SearchBody {
   limit?: number;
 }
 
-export async function searchRoutes(app: FastifyInstance, { collections }: { collections: Collections }): Promise<void> {
+/**
+ * Rejects with 503 `request_timeout` when `work` has not settled within `ms`. Only asynchronous work (embedding the
+ * query) can be cut short this way; synchronous engines finish before any timer could fire.
+ */
+export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ToolsearchError("request_timeout", `No answer within ${ms} ms; retry, or narrow the request.`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+export async function searchRoutes(app: FastifyInstance, { collections, timeoutMs }: { collections: Collections; timeoutMs: number }): Promise<void> {
   app.post<{ Params: { c: string }; Body: SearchBody }>("/v1/collections/:c/search", {
-    config: { scope: "read", deadline: true },
+    config: { scope: "read" },
     schema: { summary: "Search a collection", security: bearer, params: collectionParams, body: searchBody, response: withErrors({ 200: searchAnswer }) },
   }, async (request) => {
-    const collection = collections.get(request.params.c);
+    const collection = await collections.resolve(request.params.c);
     const { query, limit } = request.body;
     const engine = request.body.engine ?? "bm25";
     const timer = app.metrics.searchSeconds.startTimer({ engine, kind: collection.kind });
     try {
       if (collection.docs) {
         if (engine === "regex") throw new ToolsearchError("unknown_engine", "Documents are searched with bm25, semantic or hybrid, not regex.");
-        return { query, results: await collection.docs.search(query, { engine: engine as DocumentEngine, limit }) };
+        const options = { engine: engine as DocumentEngine, limit };
+        const docs = collection.docs;
+        return { query, results: engine === "bm25" ? docs.searchSync(query, options) : await withDeadline(docs.search(query, options), timeoutMs) };
       }
       const tools = collection.tools!;
       // bm25 and regex answer synchronously: no promise, no microtask hop per request.
-      const results = engine === "bm25" || engine === "regex" ? tools.searchSync(query, { engine, limit }) : await tools.search(query, { engine, limit });
+      const results = engine === "bm25" || engine === "regex" ? tools.searchSync(query, { engine, limit }) : await withDeadline(tools.search(query, { engine, limit }), timeoutMs);
       return { engine, query, results };
     } finally {
       timer();
@@ -40,11 +54,11 @@ export async function searchRoutes(app: FastifyInstance, { collections }: { coll
   });
 
   app.get<{ Params: { c: string } }>("/v1/collections/:c/lint", {
-    config: { scope: "read", deadline: true },
+    config: { scope: "read" },
     schema: { summary: "Tool design report of a tool collection", security: bearer, params: collectionParams, response: withErrors({ 200: anyObject }) },
   }, async (request) => {
     const name = request.params.c;
-    const collection = collections.get(name);
+    const collection = await collections.resolve(name);
     if (collection.kind === "docs") throw new ToolsearchError("conflict", `Collection ${JSON.stringify(name)} holds documents; lint reviews tool collections.`);
     if (collection.kind === "mcp") return lintTools(collection.tools!.list().map((t) => t.definition));
     const items = await collections.store.listItems(name);

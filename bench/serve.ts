@@ -1,0 +1,258 @@
+/**
+ * Service benchmark: `toolsearch serve` against a bare fastify route over the same index, in one run.
+ *
+ *   npm run bench:serve               # table
+ *   npm run bench:serve -- --json     # one JSON object
+ *
+ * - search throughput: autocannon (50 connections) POSTs `/v1/collections/scale/search` (bm25, limit 5) with the
+ *   StableToolBench queries in turn, through auth, rate limiting, the logger (to a file) and metrics; the same queries
+ *   go to a bare fastify route that calls `ToolIndex.searchSync` on the same index. Both servers run in one child
+ *   process (so the load generator does not share their event loop); rounds alternate service/bare to spread drift.
+ * - single-tool upserts per second over HTTP, each acknowledged only after its commit (SQLite WAL, synchronous=FULL),
+ *   one client in sequence and 16 in parallel;
+ * - restart: a fresh process's time to load the scale collection from the store and to get all its vectors back
+ *   from the store (no embedding call; vectors from a stand-in provider with USE-lite's 512 dimensions).
+ *
+ * Options: --catalog FILE, --queries FILE, --connections N (50), --seconds N per round (5), --rounds N (2), --upserts N (300).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import Fastify from "fastify";
+import { pino } from "pino";
+import { readRecords } from "../src/catalog/read-records.js";
+import { table } from "../src/cli/output.js";
+import { Embedder } from "../src/embeddings/embedder.js";
+import type { EmbeddingProvider } from "../src/embeddings/provider.js";
+import { buildService } from "../src/server/app.js";
+import { createApiKey } from "../src/server/auth.js";
+import { Collections } from "../src/server/collections.js";
+import { checkItems } from "../src/server/items.js";
+import { openStore } from "../src/store/open.js";
+
+const { values } = parseArgs({
+  options: {
+    catalog: { type: "string", default: "../shared/data/scale/catalog.json" },
+    queries: { type: "string", default: "../shared/data/stabletoolbench/queries.jsonl" },
+    connections: { type: "string", default: "50" },
+    seconds: { type: "string", default: "5" },
+    rounds: { type: "string", default: "2" },
+    upserts: { type: "string", default: "300" },
+    json: { type: "boolean", default: false },
+    // Internal: run the servers (the child process) over this store directory.
+    target: { type: "string" },
+  },
+});
+
+/** Unit vectors derived from a hash of the text: a stand-in for a model where only timing matters. */
+class StandInProvider implements EmbeddingProvider {
+  readonly id = "bench-serve-stand-in";
+  readonly dimensions = 512;
+  calls = 0;
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    this.calls++;
+    return texts.map((text) => {
+      const seed = createHash("sha256").update(text).digest();
+      const v = new Float32Array(this.dimensions);
+      for (let i = 0; i < v.length; i++) v[i] = seed[i % 32] / 255 - 0.5 + ((i * 7919) % 13) / 100;
+      return v;
+    });
+  }
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/** The child: reopens the store (timed: the restart figure), then serves the service and the bare route. */
+async function target(dir: string): Promise<void> {
+  const started = performance.now();
+  const cpuStart = process.cpuUsage();
+  const store = await openStore(join(dir, "store.sqlite"));
+  const provider = new StandInProvider();
+  const collections = new Collections(store, { embedder: new Embedder(provider, { cache: store }) });
+  await collections.start();
+  const loadedMs = performance.now() - started;
+  const index = collections.get("scale").tools!;
+  await index.prepareEmbeddings();
+  const withVectorsMs = performance.now() - started;
+  // CPU time too: on a shared machine the wall time mostly measures waiting for a core.
+  const cpu = process.cpuUsage(cpuStart);
+  const withVectorsCpuMs = (cpu.user + cpu.system) / 1000;
+  // As `serve` logs: buffered asynchronous writes (here to a file rather than stderr).
+  const log = pino.destination({ dest: join(dir, "service.log"), sync: false });
+  const service = await buildService({ collections, logger: { level: "info", stream: log }, rateLimit: { max: 1e9, windowMs: 60_000 } });
+  const serviceUrl = await service.listen({ port: 0, host: "127.0.0.1" });
+  const bare = Fastify();
+  bare.post<{ Body: { query: string; limit?: number } }>("/search", async (request) => ({ results: index.searchSync(request.body.query, { limit: request.body.limit }) }));
+  const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
+  process.stdout.write(`${JSON.stringify({ serviceUrl, bareUrl, loadedMs, withVectorsMs, withVectorsCpuMs, providerCalls: provider.calls, tools: index.size })}\n`);
+  await new Promise<void>((resolve) => process.once("SIGTERM", () => resolve()));
+  await service.close();
+  await bare.close();
+  await collections.close();
+  await store.close();
+}
+
+interface TargetInfo {
+  serviceUrl: string;
+  bareUrl: string;
+  loadedMs: number;
+  withVectorsMs: number;
+  withVectorsCpuMs: number;
+  providerCalls: number;
+  tools: number;
+}
+
+async function startTarget(dir: string): Promise<{ child: ChildProcess; info: TargetInfo }> {
+  const child = spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--target", dir], { stdio: ["ignore", "pipe", "inherit"] });
+  const info = await new Promise<TargetInfo>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes("\n")) resolve(JSON.parse(out.split("\n")[0]) as TargetInfo);
+    });
+    child.once("exit", (code) => reject(new Error(`bench target exited with ${code}`)));
+  });
+  return { child, info };
+}
+
+/** autocannon against one URL, cycling through the queries. */
+async function load(url: string, headers: Record<string, string>, queries: string[], seconds: number): Promise<autocannon.Result> {
+  let next = 0;
+  return autocannon({
+    url,
+    connections: Number(values.connections),
+    duration: seconds,
+    requests: [{
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      setupRequest: (request) => ({ ...request, body: JSON.stringify({ query: queries[next++ % queries.length], limit: 5 }) }),
+    }],
+  });
+}
+
+interface LoadFigures {
+  requests_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  non_2xx: number;
+  errors: number;
+}
+
+function merge(results: autocannon.Result[]): LoadFigures {
+  const total = results.reduce((sum, r) => sum + r.requests.total, 0);
+  const seconds = results.reduce((sum, r) => sum + r.duration, 0);
+  return {
+    requests_per_s: Math.round(total / seconds),
+    // Medians and p99 of the rounds, averaged: each round's percentiles come from autocannon's histogram.
+    p50_ms: round1(results.reduce((sum, r) => sum + r.latency.p50, 0) / results.length),
+    p99_ms: round1(results.reduce((sum, r) => sum + r.latency.p99, 0) / results.length),
+    non_2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+  };
+}
+
+/** Upserts of single tools, `parallel` clients at a time, each waiting for its acknowledgement. */
+async function upserts(url: string, key: string, count: number, parallel: number): Promise<number> {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    for (let i = next++; i < count; i = next++) {
+      const name = `bench_upsert_${parallel}_${i}`;
+      const response = await fetch(`${url}/v1/collections/scale/tools/${name}`, {
+        method: "PUT",
+        headers,
+        body: JSON.stringify({ name, description: `Benchmark tool ${i}: upserted one at a time.`, input_schema: { type: "object", properties: {} } }),
+      });
+      if (response.status !== 201) throw new Error(`upsert answered ${response.status}: ${await response.text()}`);
+    }
+  }));
+  return Math.round(count / ((performance.now() - started) / 1000));
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "toolsearch-bench-serve-"));
+  try {
+    // Fill a store as a client would: the catalog as given, then every tool's vector (stand-in provider).
+    const store = await openStore(join(dir, "store.sqlite"));
+    const items = checkItems("tools", readRecords(values.catalog!, ["tools"]), values.catalog!);
+    const putStart = performance.now();
+    await store.putCollection("scale", "tools", {}, items);
+    const putMs = performance.now() - putStart;
+    const filler = new Collections(store, { embedder: new Embedder(new StandInProvider(), { cache: store }), log: () => {} });
+    await filler.start();
+    await filler.get("scale").tools!.prepareEmbeddings();
+    await filler.close();
+    const { key } = await createApiKey(store, { scope: "write" });
+    await store.close();
+
+    const queries = readRecords(values.queries!, ["queries"]).map((q) => (q as { query: string }).query);
+    const { child, info } = await startTarget(dir);
+    try {
+      const seconds = Number(values.seconds);
+      const auth = { authorization: `Bearer ${key}` };
+      // Warm-up of both (JIT, connection pools), then alternating measured rounds.
+      await load(`${info.serviceUrl}/v1/collections/scale/search`, auth, queries, 2);
+      await load(`${info.bareUrl}/search`, {}, queries, 2);
+      const service: autocannon.Result[] = [];
+      const bare: autocannon.Result[] = [];
+      for (let r = 0; r < Number(values.rounds); r++) {
+        service.push(await load(`${info.serviceUrl}/v1/collections/scale/search`, auth, queries, seconds));
+        bare.push(await load(`${info.bareUrl}/search`, {}, queries, seconds));
+      }
+      const serviceFigures = merge(service);
+      const bareFigures = merge(bare);
+      const count = Number(values.upserts);
+      const upsertsSequential = await upserts(info.serviceUrl, key, count, 1);
+      const upsertsParallel = await upserts(info.serviceUrl, key, count, 16);
+      report({
+        catalog: values.catalog,
+        tools: info.tools,
+        queries: queries.length,
+        connections: Number(values.connections),
+        seconds_per_round: seconds,
+        rounds: Number(values.rounds),
+        search: { service: serviceFigures, bare: bareFigures, ratio: Math.round((serviceFigures.requests_per_s / bareFigures.requests_per_s) * 100) / 100 },
+        upserts_per_s: { sequential: upsertsSequential, parallel_16: upsertsParallel },
+        store: { put_collection_ms: Math.round(putMs), restart_load_ms: Math.round(info.loadedMs), restart_with_vectors_ms: Math.round(info.withVectorsMs), restart_with_vectors_cpu_ms: Math.round(info.withVectorsCpuMs), provider_calls_on_restart: info.providerCalls },
+        load_average: (await import("node:os")).loadavg().map((l) => Math.round(l * 10) / 10),
+      });
+    } finally {
+      child.kill("SIGTERM");
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(result: {
+  tools: number; queries: number; connections: number;
+  search: { service: LoadFigures; bare: LoadFigures; ratio: number };
+  upserts_per_s: { sequential: number; parallel_16: number };
+  store: { put_collection_ms: number; restart_load_ms: number; restart_with_vectors_ms: number; restart_with_vectors_cpu_ms: number; provider_calls_on_restart: number };
+  load_average: number[];
+  [key: string]: unknown;
+}): void {
+  if (values.json) return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  const { service, bare, ratio } = result.search;
+  const lines = [
+    `${result.tools} tools, ${result.queries} queries, ${result.connections} connections; load average ${result.load_average.join(" ")}`,
+    "",
+    ...table(["system", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors"], [
+      ["service (auth, log, metrics, rate limit)", String(service.requests_per_s), String(service.p50_ms), String(service.p99_ms), String(service.non_2xx), String(service.errors)],
+      ["bare fastify + searchSync", String(bare.requests_per_s), String(bare.p50_ms), String(bare.p99_ms), String(bare.non_2xx), String(bare.errors)],
+    ]),
+    `service / bare throughput: ${ratio}`,
+    "",
+    `upserts/s (durable, one at a time): ${result.upserts_per_s.sequential}; with 16 clients: ${result.upserts_per_s.parallel_16}`,
+    `store: put of the whole collection ${result.store.put_collection_ms} ms; restart: collection loaded in ${result.store.restart_load_ms} ms, with all vectors from the store in ${result.store.restart_with_vectors_ms} ms (CPU ${result.store.restart_with_vectors_cpu_ms} ms; ${result.store.provider_calls_on_restart} embedding calls)`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+if (values.target) await target(values.target);
+else await main();

@@ -1,0 +1,112 @@
+/** Keeping indexes in step with the store: load, follow the change log, catch up as a second process would. */
+import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { Embedder } from "../../src/embeddings/embedder.js";
+import { Collections } from "../../src/server/collections.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/types.js";
+import { helpCenter, LetterProvider, tempDir, weatherTools } from "./helpers.js";
+
+const tool = (name: string, description: string) => ({ name, description, input_schema: { type: "object", properties: {} } });
+const top = (c: Collections, name: string, query: string) => c.get(name).tools!.searchSync(query, { limit: 3 }).map((h) => h.name);
+
+async function withStores(body: (writer: Store, reader: Store) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const path = join(dir, "store.sqlite");
+  const writer = await openStore(path);
+  const reader = await openStore(path);
+  try {
+    await body(writer, reader);
+  } finally {
+    await writer.close();
+    await reader.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("start loads every collection; local writes reach the index through onChange", async () => {
+  await withStores(async (store) => {
+    await store.putCollection("weather", "tools", {}, weatherTools().map((t) => ({ key: String(t.name ?? (t.function as { name: string }).name), body: t })));
+    await store.putCollection("kb", "docs", {}, helpCenter().map((d) => ({ key: String(d.id), body: d })));
+    const collections = new Collections(store, { log: () => {} });
+    await collections.start();
+    assert.equal(collections.ready, true);
+    assert.deepEqual(collections.list().map((c) => [c.name, c.kind, collections.sizeOf(c)]), [["kb", "docs", 5], ["weather", "tools", 8]]);
+    await store.putItem("weather", { key: "aurora_alert", body: tool("aurora_alert", "Northern lights alert.") });
+    await collections.sync();
+    assert.equal(top(collections, "weather", "northern lights")[0], "aurora_alert");
+    assert.equal(collections.appliedSeq, await store.latestSeq());
+    await collections.close();
+  });
+});
+
+test("a second process catches up from the change log alone (no notifications), and applying twice is harmless", async () => {
+  await withStores(async (writer, reader) => {
+    await writer.putCollection("weather", "tools", {}, []);
+    const replica = new Collections(reader, { log: () => {}, pageSize: 2 });
+    await replica.start();
+    await writer.batch("weather", [{ key: "a_tool", body: tool("a_tool", "Alpha helper.") }, { key: "b_tool", body: tool("b_tool", "Beta helper.") }], []);
+    await writer.putItem("weather", { key: "c_tool", body: tool("c_tool", "Gamma helper.") });
+    await writer.deleteItem("weather", "a_tool");
+    await writer.putCollection("kb", "docs", {}, [{ key: "d1", body: { id: "d1", title: "Refunds", body: "Money back within 14 days." } }]);
+    await writer.putItem("weather", { key: "b_tool", body: tool("b_tool", "Beta helper, renamed to delta.") });
+    // The writer's onChange is local to its process: the replica sees nothing until it syncs.
+    assert.equal(replica.get("weather").tools!.size, 0);
+    await replica.sync();
+    assert.deepEqual(replica.get("weather").tools!.names().sort(), ["b_tool", "c_tool"]);
+    assert.equal(top(replica, "weather", "delta")[0], "b_tool");
+    assert.equal(replica.get("kb").docs!.size, 1);
+    await replica.sync();
+    assert.deepEqual(replica.get("weather").tools!.names().sort(), ["b_tool", "c_tool"]);
+    await writer.deleteCollection("kb");
+    await replica.sync();
+    assert.throws(() => replica.get("kb"), { code: "unknown_collection" });
+    await replica.close();
+  });
+});
+
+test("changes made while the index loads are not lost", async () => {
+  await withStores(async (writer, reader) => {
+    await writer.putCollection("weather", "tools", {}, weatherTools().map((t) => ({ key: String(t.name ?? (t.function as { name: string }).name), body: t })));
+    const replica = new Collections(reader, { log: () => {} });
+    const loading = replica.start();
+    await writer.putItem("weather", { key: "late_tool", body: tool("late_tool", "Arrived during loading.") });
+    await loading;
+    await replica.sync();
+    assert.ok(replica.get("weather").tools!.get("late_tool"));
+    await replica.close();
+  });
+});
+
+test("a stored item the index refuses is reported and skipped; the rest of the collection loads", async () => {
+  await withStores(async (store) => {
+    await store.putCollection("weather", "tools", {}, [{ key: "ok_tool", body: tool("ok_tool", "Fine.") }, { key: "broken", body: { name: "broken", input_schema: "x" } }]);
+    const lines: string[] = [];
+    const collections = new Collections(store, { log: (l) => lines.push(l) });
+    await collections.start();
+    assert.deepEqual(collections.get("weather").tools!.names(), ["ok_tool"]);
+    assert.match(lines.join("\n"), /weather\/broken/);
+    await collections.close();
+  });
+});
+
+test("semantic search on a restarted service uses the stored vectors: the provider embeds only the query", async () => {
+  await withStores(async (store) => {
+    await store.putCollection("weather", "tools", {}, weatherTools().map((t) => ({ key: String(t.name ?? (t.function as { name: string }).name), body: t })));
+    const first = new LetterProvider();
+    const a = new Collections(store, { embedder: new Embedder(first, { cache: store }), log: () => {} });
+    await a.start();
+    await a.get("weather").tools!.prepareEmbeddings();
+    assert.equal(first.texts, 8);
+    await a.close();
+    const second = new LetterProvider();
+    const b = new Collections(store, { embedder: new Embedder(second, { cache: store }), log: () => {} });
+    await b.start();
+    const hits = await b.get("weather").tools!.search("mortgage", { engine: "semantic", limit: 1 });
+    assert.equal(hits.length, 1);
+    assert.equal(second.texts, 1, "only the query was embedded");
+    await b.close();
+  });
+});
