@@ -35,6 +35,15 @@ test("KeyCache: answers within the TTL from memory, asks again after it (a revoc
   assert.equal(await cache.keyByHash("h1"), undefined, "revoked once the TTL is over");
 });
 
+test("KeyCache: by default the store is asked every time (a revocation takes effect at once)", async () => {
+  const table = keyTable();
+  const cache = new KeyCache(table);
+  assert.equal((await cache.keyByHash("h1"))?.id, "k1");
+  table.keys.delete("h1");
+  assert.equal(await cache.keyByHash("h1"), undefined);
+  assert.equal(table.state.lookups, 2);
+});
+
 test("KeyCache: with the store away a known key keeps working, an unknown one is store_unavailable", async () => {
   let now = 0;
   const table = keyTable();
@@ -50,7 +59,7 @@ test("KeyCache: with the store away a known key keeps working, an unknown one is
 
 test("KeyCache: remembers at most maxEntries hashes", async () => {
   const table = keyTable();
-  const cache = new KeyCache(table, { maxEntries: 2 });
+  const cache = new KeyCache(table, { maxEntries: 2, ttlMs: 60_000 });
   for (const hash of ["a", "b", "c"]) await cache.keyByHash(hash);
   const before = table.state.lookups;
   await cache.keyByHash("c");
