@@ -18,7 +18,7 @@
  */
 import pg from "pg";
 import { ToolsearchError } from "../errors.js";
-import { checkMatch, etagOf, unknownCollection } from "./sqlite.js";
+import { checkMatch, etagOf, type KeyRow, toKey, toVector, unknownCollection } from "./sqlite.js";
 import type {
   ApiKeyRecord,
   Change,
@@ -27,7 +27,6 @@ import type {
   ItemInput,
   ItemRecord,
   ManifestRecord,
-  Scope,
   Store,
   Unsubscribe,
   WriteOptions,
@@ -88,14 +87,6 @@ interface ItemRow {
   updated_at: Date;
 }
 
-interface KeyRow {
-  id: string;
-  scope: Scope;
-  collection: string | null;
-  label: string | null;
-  created_at: string;
-  revoked_at: string | null;
-}
 
 /** One write transaction: its client, and the change-log numbers it has taken. */
 class Tx {
@@ -732,17 +723,3 @@ function toItem(row: ItemRow): ItemRecord {
   return { collection: row.collection, key: row.key, body: JSON.parse(row.body), etag: row.etag, updatedAt: row.updated_at.toISOString() };
 }
 
-function toKey(row: KeyRow): ApiKeyRecord {
-  const key: ApiKeyRecord = { id: row.id, scope: row.scope, createdAt: row.created_at };
-  if (row.collection !== null) key.collection = row.collection;
-  if (row.label !== null) key.label = row.label;
-  if (row.revoked_at !== null) key.revokedAt = row.revoked_at;
-  return key;
-}
-
-function toVector(blob: Buffer): Float32Array {
-  // Copy: a Float32Array needs 4-byte alignment, which a Buffer slice need not have.
-  const out = new Float32Array(blob.byteLength / 4);
-  new Uint8Array(out.buffer).set(blob);
-  return out;
-}
