@@ -1,6 +1,6 @@
 /**
- * Cluster benchmark: N `toolsearch serve` replicas (default 3) on one throwaway PostgreSQL, autocannon spreading
- * searches across them while a writer upserts tools through them in turn. Reports searches/s in total and per
+ * Cluster benchmark: N `toolsearch serve` replicas (default 3) on one throwaway PostgreSQL, autocannon (in a child
+ * process, bench/cluster-load.ts) spreading searches across them while a writer upserts tools through them in turn. Reports searches/s in total and per
  * replica, p50/p99, how long a write takes to become searchable on the other replicas (propagation lag p50/p99),
  * errors, and each replica's RSS at the start and the end of the soak (after a warm-up).
  *
@@ -13,10 +13,12 @@
  * Options: --minutes N (2), --replicas N (3), --connections N per replica (4), --write-every-ms N (250),
  * --warmup-s N (15), --baseline-s N (20), --catalog FILE, --queries FILE.
  */
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
-import { parseArgs } from "node:util";
-import autocannon from "autocannon";
+import { fileURLToPath } from "node:url";
+import { parseArgs, promisify } from "node:util";
+import type autocannon from "autocannon";
 import { table } from "../src/cli/output.js";
 import { percentile } from "../src/eval/metrics.js";
 import { startPostgres } from "../test/helpers/postgres.js";
@@ -42,6 +44,8 @@ const connections = Number(values.connections);
 const writeEveryMs = Number(values["write-every-ms"]);
 const warmupS = Number(values["warmup-s"]);
 const COLLECTION = "bench";
+const LOADER = fileURLToPath(new URL("./cluster-load.ts", import.meta.url));
+const run = promisify(execFile);
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 const say = (line: string) => values.json || process.stderr.write(`${line}\n`);
 
@@ -54,12 +58,6 @@ function markerWord(n: number): string {
 
 const tools = JSON.parse(readFileSync(values.catalog!, "utf8"));
 const catalog: unknown[] = Array.isArray(tools) ? tools : tools.tools;
-const queries = readFileSync(values.queries!, "utf8")
-  .split("\n")
-  .filter(Boolean)
-  .map((line) => JSON.parse(line).query as string)
-  .slice(0, 500);
-
 const server = await startPostgres();
 const replicas: Replica[] = [];
 try {
@@ -112,24 +110,12 @@ try {
     }
   };
 
-  const load = (seconds: number, targets = replicas, perTarget = connections) =>
-    Promise.all(
-      targets.map((r, i) => {
-        let next = i * 97;
-        return autocannon({
-          url: `${r.url}/v1/collections/${COLLECTION}/search`,
-          connections: perTarget,
-          duration: seconds,
-          requests: [
-            {
-              method: "POST",
-              headers: { "content-type": "application/json" },
-              setupRequest: (request) => ({ ...request, body: JSON.stringify({ query: queries[next++ % queries.length], limit: 5 }) }),
-            },
-          ],
-        });
-      }),
-    );
+  const load = async (seconds: number, targets = replicas, perTarget = connections): Promise<autocannon.Result[]> => {
+    const urls = targets.map((r) => `${r.url}/v1/collections/${COLLECTION}/search`).join(",");
+    const args = ["--import", "tsx", LOADER, "--urls", urls, "--seconds", String(seconds), "--connections", String(perTarget), "--queries", values.queries!];
+    const { stdout } = await run(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
+    return JSON.parse(stdout) as autocannon.Result[];
+  };
 
   say(`warm-up ${warmupS} s…`);
   await load(warmupS);
