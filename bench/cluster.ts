@@ -7,8 +7,8 @@
  *   npm run bench:cluster                      # 2-minute soak, table
  *   npm run bench:cluster -- --minutes 10 --json
  *
- * Before the soak, the same searches go to one replica alone (all connections, no writer) for --baseline-s: the
- * ratio of the cluster's total to that baseline, measured in the same run on the same machine, is the scaling figure.
+ * Before the soak, the same searches go to one replica alone (all connections, no writer), then to every replica
+ * without the writer, for --baseline-s each: baselines measured in the same run on the same machine.
  *
  * Options: --minutes N (2), --replicas N (3), --connections N per replica (4), --write-every-ms N (250),
  * --warmup-s N (15), --baseline-s N (20), --catalog FILE, --queries FILE.
@@ -122,6 +122,8 @@ try {
   const baselineS = Number(values["baseline-s"]);
   say(`baseline: one replica alone, ${connections * replicas.length} connections, ${baselineS} s…`);
   const [alone] = await load(baselineS, [replicas[0]], connections * replicas.length);
+  say(`every replica, no writer, ${baselineS} s…`);
+  const readsOnly = await load(baselineS);
   const rssStart = replicas.map((r) => r.rssMb());
   const load0 = loadavg()[0];
   say(`soak ${minutes} min: ${connections} connections per replica, a write every ${writeEveryMs} ms…`);
@@ -150,6 +152,7 @@ try {
     machine: { cores: availableParallelism(), load_1m_before: round(load0, 2), load_1m_after: round(loadavg()[0], 2) },
     searches_per_s: round(perReplica.reduce((sum, r) => sum + r.searches_per_s, 0)),
     one_replica_alone: { searches_per_s: round(alone.requests.average), p50_ms: alone.latency.p50, p99_ms: alone.latency.p99 },
+    all_replicas_no_writer: { searches_per_s: round(readsOnly.reduce((sum, r) => sum + r.requests.average, 0)) },
     per_replica: perReplica,
     writes: writer.writes,
     lag_ms: { p50: round(percentile(sorted, 0.5)), p99: round(percentile(sorted, 0.99)), max: round(sorted.at(-1) ?? 0), samples: sorted.length },
@@ -168,7 +171,8 @@ try {
       ).join("\n")}\n`,
     );
     process.stdout.write(
-      `total ${report.searches_per_s} searches/s (${ratio}× one replica alone: ${report.one_replica_alone.searches_per_s}/s, p50 ${report.one_replica_alone.p50_ms} ms); ${report.writes} writes; propagation lag p50 ${report.lag_ms.p50} ms, p99 ${report.lag_ms.p99} ms ` +
+      `total ${report.searches_per_s} searches/s (${ratio}× one replica alone: ${report.one_replica_alone.searches_per_s}/s, p50 ${report.one_replica_alone.p50_ms} ms; ` +
+        `all replicas without the writer: ${report.all_replicas_no_writer.searches_per_s}/s); ${report.writes} writes; propagation lag p50 ${report.lag_ms.p50} ms, p99 ${report.lag_ms.p99} ms ` +
         `(max ${report.lag_ms.max}, ${report.lag_ms.samples} samples); errors ${report.errors}; ` +
         `${report.machine.cores} cores, load ${report.machine.load_1m_before} → ${report.machine.load_1m_after}\n`,
     );
