@@ -1,8 +1,9 @@
 /**
  * Cluster benchmark: N `toolsearch serve` replicas (default 3) on one throwaway PostgreSQL, autocannon (in a child
- * process, bench/cluster-load.ts) spreading searches across them while a writer upserts tools through them in turn. Reports searches/s in total and per
- * replica, p50/p99, how long a write takes to become searchable on the other replicas (propagation lag p50/p99),
- * errors, and each replica's RSS at the start and the end of the soak (after a warm-up).
+ * process, bench/cluster-load.ts) spreading searches across them while a writer upserts tools through them in turn.
+ * Reports searches/s in total and per replica, p50/p99, how long a write takes to become searchable on the other
+ * replicas (propagation lag p50/p99), errors, and each replica's RSS before the soak, a quarter into it ("start", once writes have been served too) and
+ * at its end.
  *
  *   npm run bench:cluster                      # 2-minute soak, table
  *   npm run bench:cluster -- --minutes 10 --json
@@ -124,11 +125,16 @@ try {
   const [alone] = await load(baselineS, [replicas[0]], connections * replicas.length);
   say(`every replica, no writer, ${baselineS} s…`);
   const readsOnly = await load(baselineS);
-  const rssStart = replicas.map((r) => r.rssMb());
+  const rssBefore = replicas.map((r) => r.rssMb());
   const load0 = loadavg()[0];
   say(`soak ${minutes} min: ${connections} connections per replica, a write every ${writeEveryMs} ms…`);
   const writing = writeLoop();
+  // "Start" of the soak for memory is a quarter into it: every replica has then served writes too and its heap has
+  // settled after the uneven warm-up (replica 1 alone served the baseline); growth from there on is what leaks.
+  let rssStart = rssBefore;
+  const settle = setTimeout(() => (rssStart = replicas.map((r) => r.rssMb())), minutes * 60_000 / 4);
   const results = await load(Math.round(minutes * 60));
+  clearTimeout(settle);
   writer.stop = true;
   await writing;
   const rssEnd = replicas.map((r) => r.rssMb());
@@ -140,6 +146,7 @@ try {
     p99_ms: res.latency.p99,
     errors: res.errors + res.timeouts + res.non2xx,
     statuses: Object.fromEntries(Object.entries(res.statusCodeStats ?? {}).map(([code, stat]) => [code, (stat as { count: number }).count])),
+    rss_before_soak_mb: round(rssBefore[i]),
     rss_start_mb: round(rssStart[i]),
     rss_end_mb: round(rssEnd[i]),
     rss_growth_pct: round(((rssEnd[i] - rssStart[i]) / rssStart[i]) * 100),
