@@ -145,6 +145,10 @@ export class PostgresStore implements Store {
       connectionString: url,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       statement_timeout: statementTimeout,
+      // A replica cut off mid-transaction (network partition) must not hold the change-log lock for the whole fleet
+      // until TCP notices: the server ends such a session after this long.
+      idle_in_transaction_session_timeout: 10_000,
+      keepAlive: true,
       application_name: "toolsearch",
     };
     this.pool = new pg.Pool({ ...connection, max: options.poolSize ?? (Number(process.env.TOOLSEARCH_PG_POOL_SIZE) || 10) });

@@ -148,7 +148,7 @@ describe("PostgresStore", { skip: postgresMissing }, () => {
     }, "a write to succeed after the restart");
     assert.deepEqual((await writer.listItems("crm")).map((i) => i.key), ["a", "after"], "nothing of the failed writes was applied");
     await eventually(() => seen.some((c) => c.key === "after"), "the follower to catch up after the restart");
-    assert.ok(follower.feedStatus().listening);
+    await eventually(() => follower.feedStatus().listening, "the follower to listen again");
     await Promise.all([writer.close(), follower.close()]);
   });
 
