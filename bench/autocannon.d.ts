@@ -1,4 +1,4 @@
-/** The part of autocannon's API that bench/serve.ts uses (the package ships no types). */
+/** The part of autocannon's API that bench/serve.ts and bench/cluster.ts use (the package ships no types). */
 declare module "autocannon" {
   namespace autocannon {
     interface Request {
@@ -20,6 +20,9 @@ declare module "autocannon" {
       latency: { p50: number; p99: number; average: number };
       non2xx: number;
       errors: number;
+      timeouts: number;
+      /** Answers per HTTP status code. */
+      statusCodeStats?: Record<string, { count: number }>;
     }
   }
   function autocannon(options: autocannon.Options): Promise<autocannon.Result>;

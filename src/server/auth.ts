@@ -7,6 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ToolsearchError } from "../errors.js";
+import { KeyCache } from "../store/key-cache.js";
 import { newId } from "../store/sqlite.js";
 import { type ApiKeyRecord, type Scope, SCOPES, type Store } from "../store/types.js";
 
@@ -86,6 +87,8 @@ const ANONYMOUS: RequestKey = { id: "anonymous", scope: "admin", createdAt: new 
 /** Authenticates every request to a route that declares a scope, then checks that scope. */
 export const authPlugin = fp(async (app: FastifyInstance, options: AuthOptions) => {
   app.decorateRequest("apiKey", undefined);
+  // Remembers each key's last answer, so that reads keep working while the store is away (src/store/key-cache.ts).
+  const keys = new KeyCache(options.store);
   app.addHook("onRequest", async (request) => {
     const needed = request.routeOptions.config?.scope;
     if (needed === undefined) return;
@@ -94,7 +97,7 @@ export const authPlugin = fp(async (app: FastifyInstance, options: AuthOptions) 
     if (options.disabled && !isLoopbackName(request.hostname)) {
       throw new ToolsearchError("forbidden", `Host ${JSON.stringify(request.hostname)} refused: with --no-auth only loopback names (localhost, 127.0.0.1, [::1]) are served.`);
     }
-    request.apiKey = options.disabled ? ANONYMOUS : await lookup(options.store, request.headers.authorization);
+    request.apiKey = options.disabled ? ANONYMOUS : await lookup(keys, request.headers.authorization);
     const params = request.params as { c?: string } | undefined;
     requireScope(request, needed, params?.c);
   });
@@ -106,7 +109,7 @@ export function isLoopbackName(hostname: string): boolean {
   return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-async function lookup(store: Store, header: string | undefined): Promise<RequestKey> {
+async function lookup(store: Pick<Store, "keyByHash">, header: string | undefined): Promise<RequestKey> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
   if (!match) throw new ToolsearchError("unauthorized", "Missing API key: send Authorization: Bearer <key> (create one with toolsearch keys create).");
   const key = await store.keyByHash(hashKey(match[1]));

@@ -50,6 +50,9 @@ export interface LoadedCollection {
   config: Record<string, unknown>;
 }
 
+/** Touched keys re-read from the store at once when applying changes. */
+const READ_AHEAD = 16;
+
 export class Collections {
   private readonly loaded = new Map<string, LoadedCollection>();
   private readonly options: CollectionsOptions;
@@ -154,6 +157,11 @@ export class Collections {
     for (;;) {
       const changes = await this.store.changesSince(this.applied, this.options.pageSize ?? 1000);
       if (changes.length === 0) return;
+      // The log has no gaps except pruned ones: it no longer reaches back to our position, so replaying would skip.
+      if (changes[0].seq > this.applied + 1) {
+        await this.reloadAll();
+        continue;
+      }
       await this.applyPage(changes);
       this.applied = changes[changes.length - 1].seq;
     }
@@ -183,23 +191,41 @@ export class Collections {
 
   private async applyKeys(collection: LoadedCollection, keys: Set<string>): Promise<void> {
     if (collection.kind === "mcp") return; // Its tools come from its upstreams, not from items.
-    for (const key of keys) {
-      let item: ItemRecord | undefined;
+    const all = [...keys];
+    // Re-read a few keys at a time: over a network store a big batch would otherwise cost one round trip per key.
+    for (let start = 0; start < all.length; start += READ_AHEAD) {
+      const chunk = all.slice(start, start + READ_AHEAD);
+      let items: Array<ItemRecord | undefined>;
       try {
-        item = await this.store.getItem(collection.name, key);
+        items = await Promise.all(chunk.map((key) => this.store.getItem(collection.name, key)));
       } catch (error) {
         if (error instanceof ToolsearchError && error.code === "unknown_collection") return this.drop(collection.name);
         throw error;
       }
-      if (item) this.indexItem(collection, item);
-      else if (collection.tools) collection.tools.remove(key);
-      else collection.docs?.remove(key);
+      chunk.forEach((key, i) => {
+        const item = items[i];
+        if (item) this.indexItem(collection, item);
+        else if (collection.tools) collection.tools.remove(key);
+        else collection.docs?.remove(key);
+      });
     }
     const record = await this.store.getCollection(collection.name);
     if (record) {
       collection.version = record.version;
       collection.updatedAt = record.updatedAt;
     }
+  }
+
+  /** Rebuilds every collection from the store (after a disconnect longer than the log's retention). */
+  private async reloadAll(): Promise<void> {
+    this.log(`toolsearch serve: the change log was pruned past seq ${this.applied}; reloading every collection from the store`);
+    // The position first, as in `start`: whatever commits while reloading is replayed afterwards.
+    const seq = await this.store.latestSeq();
+    const records = await this.store.listCollections();
+    for (const record of records) await this.load(record);
+    const names = new Set(records.map((record) => record.name));
+    for (const name of [...this.loaded.keys()]) if (!names.has(name)) await this.drop(name);
+    this.applied = seq;
   }
 
   private async reload(name: string): Promise<void> {

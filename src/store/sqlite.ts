@@ -76,7 +76,7 @@ interface ItemRow {
   updated_at: string;
 }
 
-interface KeyRow {
+export interface KeyRow {
   id: string;
   scope: Scope;
   collection: string | null;
@@ -532,7 +532,8 @@ function toItem(row: ItemRow): ItemRecord {
   return { collection: row.collection, key: row.key, body: JSON.parse(row.body), etag: row.etag, updatedAt: row.updated_at };
 }
 
-function toKey(row: KeyRow): ApiKeyRecord {
+/** An API key row (as both stores keep it) as a record. */
+export function toKey(row: KeyRow): ApiKeyRecord {
   const key: ApiKeyRecord = { id: row.id, scope: row.scope, createdAt: row.created_at };
   if (row.collection !== null) key.collection = row.collection;
   if (row.label !== null) key.label = row.label;
@@ -540,8 +541,9 @@ function toKey(row: KeyRow): ApiKeyRecord {
   return key;
 }
 
-function toVector(blob: Buffer): Float32Array {
-  // Copy: SQLite may reuse the blob's memory, and a Float32Array needs 4-byte alignment.
+/** A stored vector blob as a Float32Array (copied). */
+export function toVector(blob: Buffer): Float32Array {
+  // Copy: the driver may reuse the blob's memory, and a Float32Array needs 4-byte alignment.
   const out = new Float32Array(blob.byteLength / 4);
   new Uint8Array(out.buffer).set(blob);
   return out;

@@ -8,9 +8,11 @@
  * Rules every implementation keeps:
  * - A method resolves only once its write is committed (durable); a failed write changes nothing.
  * - Every committed write to a collection or item appends one `Change` per touched key to the change log, in the same
- *   transaction, with a strictly increasing `seq`. `changesSince` replays them; `onChange` announces them (locally for
- *   SQLite, through LISTEN/NOTIFY for PostgreSQL). A change names *what* changed, not the new content: a reader
- *   applies it by reading the current state of that key, which makes applying a change idempotent.
+ *   transaction, with a strictly increasing `seq` that has no gaps (a rolled-back write leaves none), so a gap in what
+ *   `changesSince` returns can only mean the log was pruned past that point and the reader must reload.
+ *   `changesSince` replays them; `onChange` announces them (locally for SQLite, through LISTEN/NOTIFY for PostgreSQL).
+ *   A change names *what* changed, not the new content: a reader applies it by reading the current state of that
+ *   key, which makes applying a change idempotent.
  * - `ifMatch` on a write compares with the current ETag and throws `ToolsearchError("precondition_failed")` without
  *   writing when it differs (or when the item is absent).
  * - Clients' mistakes throw `ToolsearchError` with a code of `src/errors.ts`; an unreachable database throws

@@ -11,6 +11,7 @@ import { isLoopbackName } from "../../server/auth.js";
 import type { Collections } from "../../server/collections.js";
 import { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS } from "../../server/limits.js";
 import { defaultStorePath, openStore } from "../../store/open.js";
+import { startPruning } from "../../store/retention.js";
 import { parseInteger, UsageError } from "../output.js";
 import { createProgress } from "../progress.js";
 
@@ -29,6 +30,7 @@ interface ServeFlags {
   embedder: string;
   embeddingUrl?: string;
   embeddingDimensions?: number;
+  keepChanges: number;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -51,6 +53,7 @@ export function registerServe(program: Command): void {
     .option("--embedder <name>", `embedding provider for semantic and hybrid: ${EMBEDDER_NAMES}; vectors are kept in the store`, "use-lite")
     .option("--embedding-url <url>", "base URL of an OpenAI-compatible endpoint, for http:<model>")
     .option("--embedding-dimensions <n>", "vector length of the http:<model> (default 1536)", parseInteger("--embedding-dimensions", 1, 65_536))
+    .option("--keep-changes <hours>", "keep the change log this long: the longest disconnect a replica catches up from without reloading", parseInteger("--keep-changes", 1, 24 * 365), 24)
     .action(async (flags: ServeFlags) => serve(flags));
 }
 
@@ -99,9 +102,12 @@ async function serve(flags: ServeFlags): Promise<void> {
     // Listening first: /healthz answers and /readyz says 503 while collections load.
     process.stdout.write(`toolsearch serve: listening on ${address}${flags.auth ? "" : " (no auth: loopback only)"}\n`);
     await loadWithProgress(collections);
+    // Replicas need the log only to catch up after a disconnect; one away longer than this reloads (src/store/retention.ts).
+    const stopPruning = startPruning(store, { keepMs: flags.keepChanges * 3_600_000, log: note });
     note(`ready: ${collections.list().length} collection(s) from ${store.kind} store ${store.location}`);
     await stopped;
     note("stopping: finishing requests in flight");
+    stopPruning();
     await app.close();
   } finally {
     await collections.close();
