@@ -20,6 +20,11 @@ export interface ToolBm25Options {
   fields?: Partial<Record<keyof ToolTexts, Partial<FieldWeight>>>;
   /** Typo tolerance, or `false` to match exact terms only. */
   fuzzy?: FuzzyOptions | false;
+  /**
+   * Index every field as one bag of words with this length normalization instead of separate BM25F fields (field
+   * weights are then ignored): plain BM25, the reference the defaults are measured against (`PLAIN_TOOL_BM25`).
+   */
+  bag?: { b: number };
 }
 
 /**
@@ -42,6 +47,17 @@ export const DEFAULT_TOOL_BM25: Required<Omit<ToolBm25Options, "fuzzy">> & { fie
     category: { weight: 0, b: 0.5 },
   },
 };
+
+/**
+ * Plain BM25 (Okapi, k1 0.9, b 0.4, every field in one bag, exact terms), run by the same engine on the same
+ * analyzer as the defaults: the reference of `toolsearch eval --engine bm25-plain` and of docs/benchmarks.md.
+ *
+ * @example
+ * ```ts
+ * const reference = new ToolIndex(tools, { bm25: PLAIN_TOOL_BM25 });
+ * ```
+ */
+export const PLAIN_TOOL_BM25: ToolBm25Options = { k1: 0.9, bag: { b: 0.4 }, fuzzy: false };
 
 /** Options of a `ToolIndex`. */
 export interface ToolIndexOptions {

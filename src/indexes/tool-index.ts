@@ -37,15 +37,20 @@ export class ToolIndex {
   /** Vectors for the `semantic` and `hybrid` engines, made on first use. */
   private readonly semantic: SemanticStore;
   private readonly embeddingText: ToolIndexOptions["embeddingText"];
+  /** Whether every field goes into one bag (plain BM25) rather than its own BM25F field. */
+  private readonly bag: boolean;
 
   constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
     this.analyzer = createAnalyzer(options.analyzer);
     this.semantic = new SemanticStore(options.embedder, options.fusion);
     this.embeddingText = options.embeddingText;
     const bm25 = options.bm25 ?? {};
+    this.bag = bm25.bag !== undefined;
     this.bm25 = new Bm25fIndex({
       k1: bm25.k1 ?? DEFAULT_TOOL_BM25.k1,
-      fields: TOOL_FIELDS.map((name) => ({ name, ...DEFAULT_TOOL_BM25.fields[name], ...bm25.fields?.[name] })),
+      fields: bm25.bag
+        ? [{ name: "all", weight: 1, b: bm25.bag.b }]
+        : TOOL_FIELDS.map((name) => ({ name, ...DEFAULT_TOOL_BM25.fields[name], ...bm25.fields?.[name] })),
       fuzzy: bm25.fuzzy,
     });
     for (const tool of tools) this.index(tool);
@@ -189,7 +194,8 @@ export class ToolIndex {
   private index(tool: Tool): void {
     const texts = toolTexts(tool);
     this.tools.set(tool.name, tool);
-    this.bm25.add(tool.name, TOOL_FIELDS.map((field) => this.analyzer.analyze(texts[field])));
+    const fieldTerms = TOOL_FIELDS.map((field) => this.analyzer.analyze(texts[field]));
+    this.bm25.add(tool.name, this.bag ? [fieldTerms.flat()] : fieldTerms);
     this.regex.add({ id: tool.name, fields: regexFields(tool, texts) });
     this.semantic.set(tool.name, toolEmbeddingText(tool, this.embeddingText));
   }

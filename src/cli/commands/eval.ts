@@ -1,7 +1,7 @@
 /** `toolsearch eval (--catalog FILE | --docs PATH) --queries FILE [--engine E1,E2] [--max-queries N]` */
 import type { Command } from "commander";
 import { ToolIndex } from "../../indexes/tool-index.js";
-import { TOOL_ENGINES, type ToolEngine } from "../../indexes/tool-index-options.js";
+import { PLAIN_TOOL_BM25, TOOL_ENGINES, type ToolEngine } from "../../indexes/tool-index-options.js";
 import { loadQueries } from "../../eval/queries.js";
 import { patternFromQuery } from "../../eval/regex-pattern.js";
 import { type EvalReport, evaluate, type Searcher } from "../../eval/runner.js";
@@ -21,17 +21,30 @@ interface EvalFlags extends EmbedderFlags {
 /** Builds one searcher per engine name for the item set the flags name. */
 export type SearcherFactory = (engines: string[], flags: EvalFlags) => Promise<{ known: (id: string) => boolean; searchers: Record<string, Searcher> }>;
 
+/**
+ * The reference engine `eval` adds to the index's own: plain BM25 (one bag of words, k1 0.9, b 0.4, exact terms) on
+ * the same analyzer and engine, so a report shows what the tuned defaults gain over it.
+ */
+export const PLAIN_ENGINE = "bm25-plain";
+
 /** Tools: every engine ranks the top 10; the regex engine gets a pattern derived from the query's words. */
 export const toolSearchers: SearcherFactory = async (engines, flags) => {
+  for (const engine of engines) {
+    if (engine !== PLAIN_ENGINE && !TOOL_ENGINES.includes(engine as ToolEngine)) {
+      throw new UsageError(`unknown engine ${JSON.stringify(engine)} for tools: use ${[...TOOL_ENGINES, PLAIN_ENGINE].join(", ")}`);
+    }
+  }
   const embedder = needsEmbeddings(...engines) ? await embedderFromFlags(flags, true) : undefined;
   const index = await ToolIndex.fromFile(flags.catalog!, { embedder });
   if (embedder) await prepareWithProgress(index, "embedding tools");
+  const plain = engines.includes(PLAIN_ENGINE) ? new ToolIndex(index.list(), { bm25: PLAIN_TOOL_BM25 }) : undefined;
   const searchers: Record<string, Searcher> = {};
   for (const engine of engines) {
-    if (!TOOL_ENGINES.includes(engine as ToolEngine)) throw new UsageError(`unknown engine ${JSON.stringify(engine)} for tools: use ${TOOL_ENGINES.join(", ")}`);
-    searchers[engine] = engine === "regex"
-      ? (q) => index.searchSync(patternFromQuery(q), { engine: "regex", limit: 10 }).map((h) => h.name)
-      : async (q) => (await index.search(q, { engine: engine as ToolEngine, limit: 10 })).map((h) => h.name);
+    searchers[engine] = engine === PLAIN_ENGINE
+      ? (q) => plain!.searchSync(q, { limit: 10 }).map((h) => h.name)
+      : engine === "regex"
+        ? (q) => index.searchSync(patternFromQuery(q), { engine: "regex", limit: 10 }).map((h) => h.name)
+        : async (q) => (await index.search(q, { engine: engine as ToolEngine, limit: 10 })).map((h) => h.name);
   }
   return { known: (id) => index.get(id) !== undefined, searchers };
 };
@@ -46,7 +59,7 @@ export function registerEval(program: Command): void {
     .option("-c, --catalog <file>", "tool catalog")
     .option("-d, --docs <path>", "documents (JSONL or a folder of Markdown)")
     .requiredOption("-q, --queries <file>", "labelled queries (JSONL: {id, query, relevant})")
-    .option("-e, --engine <list>", "comma-separated engines", "bm25")
+    .option("-e, --engine <list>", `comma-separated engines (and ${PLAIN_ENGINE}, the plain BM25 reference)`, "bm25")
     .option("-n, --max-queries <n>", "evaluate only the first N queries", parseInteger("--max-queries", 1, 10_000_000))
     .option("--json", "machine-readable output");
   addEmbedderOptions(command)
