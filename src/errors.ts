@@ -61,6 +61,8 @@ export const ErrorCodes = {
   not_ready: "not_ready",
   /** The store (database) cannot be reached or failed; nothing was changed. */
   store_unavailable: "store_unavailable",
+  /** An index snapshot is damaged, of another format or kind, or was built with other analysis settings. */
+  snapshot_invalid: "snapshot_invalid",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

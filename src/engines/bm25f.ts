@@ -40,6 +40,22 @@ export interface Bm25fOptions {
   fuzzyPenalty?: number;
 }
 
+/**
+ * The built state of a `Bm25fIndex` in flat arrays, for snapshots: a loaded state answers exactly as the index it
+ * came from, with no text analyzed again. Postings are stored term by term: `slots` and `tfs` from `offsets[i]` to
+ * `offsets[i + 1]` belong to `terms[i]`.
+ */
+export interface Bm25fState {
+  /** Id per slot; null for a free slot. */
+  ids: (string | null)[];
+  /** Field lengths, `fields` per slot. */
+  lengths: Int32Array;
+  terms: string[];
+  offsets: Int32Array;
+  slots: Int32Array;
+  tfs: Int32Array;
+}
+
 interface Posting {
   slots: number[];
   /** Term frequency per field, packed into one integer per entry of `slots` (see `FieldPacking`). */
@@ -174,6 +190,47 @@ export class Bm25fIndex {
     const hits = topK(rankedOf(touched, scores, this.ids), limit);
     for (const slot of touched) scores[slot] = 0;
     return hits;
+  }
+
+  /** The built state in flat arrays (see `Bm25fState`); `fromState` with the same options restores it. */
+  exportState(): Bm25fState {
+    const terms = [...this.postings.keys()];
+    const offsets = new Int32Array(terms.length + 1);
+    terms.forEach((term, i) => (offsets[i + 1] = offsets[i] + this.postings.get(term)!.slots.length));
+    const slots = new Int32Array(offsets[terms.length]);
+    const tfs = new Int32Array(offsets[terms.length]);
+    terms.forEach((term, i) => {
+      const posting = this.postings.get(term)!;
+      slots.set(posting.slots, offsets[i]);
+      tfs.set(posting.tfs, offsets[i]);
+    });
+    const lengths = Int32Array.from(this.lengths, (x) => x ?? 0);
+    return { ids: this.ids.map((id) => id ?? null), lengths, terms, offsets, slots, tfs };
+  }
+
+  /** An index with `options` and a state from `exportState` (of an index with the same fields). */
+  static fromState(options: Bm25fOptions, state: Bm25fState): Bm25fIndex {
+    const index = new Bm25fIndex(options);
+    const n = index.fields.length;
+    if (state.lengths.length !== state.ids.length * n || state.offsets.length !== state.terms.length + 1) {
+      throw new Error("Bm25fIndex.fromState: the state does not fit these fields");
+    }
+    index.ids = state.ids.map((id) => id ?? undefined);
+    index.lengths = Array.from(state.lengths);
+    index.termsOf = index.ids.map((id) => (id === undefined ? undefined : []));
+    index.ids.forEach((id, slot) => {
+      if (id === undefined) return void index.freeSlots.push(slot);
+      index.slotOf.set(id, slot);
+      for (let f = 0; f < n; f++) index.totalLengths[f] += state.lengths[slot * n + f];
+    });
+    state.terms.forEach((term, i) => {
+      const slots = Array.from(state.slots.subarray(state.offsets[i], state.offsets[i + 1]));
+      index.postings.set(term, { slots, tfs: Array.from(state.tfs.subarray(state.offsets[i], state.offsets[i + 1])), version: -1 });
+      index.vocabulary?.add(term);
+      for (const slot of slots) index.termsOf[slot]!.push(term);
+    });
+    index.normVersion++;
+    return index;
   }
 
   private scoreBuffer(): Float64Array {

@@ -14,19 +14,30 @@
  */
 import { compareRanked, type Ranked } from "./top-k.js";
 
+/** A fusion of your own: the two rankings of one query in, the best `limit` out (best first). */
+export type FusionFunction = (input: FusionInput, limit: number) => Ranked[];
+
 /** How two rankings are fused. */
 export interface FusionOptions {
-  /** Default `weighted`. */
-  method?: "adaptive" | "weighted" | "zscore" | "rrf";
+  /** Default `adaptive`; or a function of your own (the tuning scripts use one to record the candidate lists). */
+  method?: "adaptive" | "weighted" | "zscore" | "rrf" | FusionFunction;
   /** Share of the lexical score in `weighted` and `zscore` fusion, 0–1 (default 0.5). */
   lexicalWeight?: number;
   /** BM25 score at which `adaptive` gives both lists equal shares (default 15; chosen on a plateau from 10 to 20). */
   lexicalScale?: number;
   /** The k of `rrf` (default 60). */
   rrfK?: number;
+  /**
+   * In `adaptive` and `zscore`, scale each list's share by its own evidence: how far its best hit stands above the
+   * rest of the list, in standard deviations. When the engines disagree, the list with a clear winner then
+   * outweighs a flat one instead of being averaged with its noise. `false` turns it off.
+   */
+  confidence?: boolean | "top" | "gap" | "agree";
+  /** For `confidence: "agree"`: the correlation at which the two lists count as agreeing (default 0.3). */
+  agreement?: number;
 }
 
-export const DEFAULT_FUSION: Required<FusionOptions> = { method: "adaptive", lexicalWeight: 0.5, lexicalScale: 15, rrfK: 60 };
+export const DEFAULT_FUSION: Required<FusionOptions> = { method: "adaptive", lexicalWeight: 0.5, lexicalScale: 15, rrfK: 60, confidence: false, agreement: 0.3 };
 
 /** The two rankings of one query, best first, with raw scores. */
 export interface FusionInput {
@@ -37,10 +48,11 @@ export interface FusionInput {
 /** Fuses the rankings and returns the best `limit`. */
 export function fuse(input: FusionInput, limit: number, options: FusionOptions = {}): Ranked[] {
   const o = { ...DEFAULT_FUSION, ...options };
+  if (typeof o.method === "function") return o.method(input, limit);
   const fused = o.method === "rrf" ? reciprocalRank(input, o.rrfK)
-    : o.method === "zscore" ? standardized(input, o.lexicalWeight)
+    : o.method === "zscore" ? standardized(input, withConfidence(input, o.lexicalWeight, o))
     : o.method === "weighted" ? weighted(input, o.lexicalWeight)
-    : standardized(input, adaptiveShare(input.lexical, o.lexicalScale));
+    : standardized(input, withConfidence(input, adaptiveShare(input.lexical, o.lexicalScale), o));
   return fused.sort(compareRanked).slice(0, limit);
 }
 
@@ -82,6 +94,40 @@ function standardized({ lexical, dense }: FusionInput, lexicalWeight: number): R
 function adaptiveShare(lexical: Ranked[], scale: number): number {
   const top = lexical.reduce((best, hit) => Math.max(best, hit.score), 0);
   return top / (top + scale);
+}
+
+/**
+ * The lexical share after weighing each list by its own evidence: the standard score of its best hit (`top`), or the
+ * gap between its two best hits in standard deviations (`gap`).
+ */
+function withConfidence(input: FusionInput, share: number, o: Required<FusionOptions>): number {
+  const { lexical, dense } = input;
+  const confidence = o.confidence;
+  if (!confidence) return share;
+  const evidence = (list: Ranked[]): number => {
+    const scores = list.map((h) => h.score).sort((a, b) => b - a);
+    const { mean, std } = stats(scores);
+    if (std === 0 || scores.length < 2) return 0;
+    return confidence === "gap" ? (scores[0] - scores[1]) / std : (scores[0] - mean) / std;
+  };
+  const l = share * evidence(lexical) ** (confidence === "agree" ? 4 : 1);
+  const d = (1 - share) * evidence(dense) ** (confidence === "agree" ? 4 : 1);
+  const weighed = l + d > 0 ? l / (l + d) : share;
+  if (confidence !== "agree") return weighed;
+  const a = Math.min(1, Math.max(0, correlation(input) / o.agreement));
+  return a * share + (1 - a) * weighed;
+}
+
+/** Pearson correlation of the two engines' scores over the lexical candidates (each has both scores). */
+function correlation({ lexical, dense }: FusionInput): number {
+  const denseScores = new Map(dense.map((h) => [h.id, h.score]));
+  const pairs = lexical.filter((h) => denseScores.has(h.id)).map((h) => [h.score, denseScores.get(h.id)!]);
+  if (pairs.length < 3) return 1;
+  const x = stats(pairs.map((p) => p[0]));
+  const y = stats(pairs.map((p) => p[1]));
+  if (x.std === 0 || y.std === 0) return 1;
+  const cov = pairs.reduce((sum, [a, b]) => sum + (a - x.mean) * (b - y.mean), 0) / pairs.length;
+  return cov / (x.std * y.std);
 }
 
 function stats(values: number[]): { mean: number; std: number } {

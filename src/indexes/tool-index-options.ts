@@ -36,7 +36,7 @@ export interface ToolBm25Options {
  * - category weighs 0: it is a grouping label shared by many tools, so a query word that hits it lifts a whole group
  *   (−2 to −4 points nDCG@10 on StableToolBench at any weight ≥ 0.1). It is still indexed for regex and directory use.
  */
-export const DEFAULT_TOOL_BM25: Required<Omit<ToolBm25Options, "fuzzy">> & { fields: Record<keyof ToolTexts, FieldWeight> } = {
+export const DEFAULT_TOOL_BM25: Required<Omit<ToolBm25Options, "fuzzy" | "bag">> & { fields: Record<keyof ToolTexts, FieldWeight> } = {
   k1: 1.2,
   fields: {
     name: { weight: 3, b: 0.75 },
