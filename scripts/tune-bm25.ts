@@ -20,7 +20,9 @@ import { TOOL_FIELDS, toolTexts, type ToolTexts } from "../src/indexes/tool-fiel
 import { DEFAULT_TOOL_BM25, type FieldWeight, PLAIN_TOOL_BM25, type ToolBm25Options } from "../src/indexes/tool-index-options.js";
 import { createAnalyzer } from "../src/text/analyzer.js";
 
-const { values } = parseArgs({ options: { data: { type: "string", default: "../shared/data" }, json: { type: "boolean" }, "with-scale": { type: "boolean" } } });
+const { values } = parseArgs({
+  options: { data: { type: "string", default: "../shared/data" }, json: { type: "boolean" }, "with-scale": { type: "boolean" }, evaluate: { type: "string" } },
+});
 
 /** A set reduced to what scoring needs: analyzed field terms per tool and analyzed queries with their labels. */
 interface PreparedSet {
@@ -117,6 +119,14 @@ const start: Params = structuredClone(DEFAULT_TOOL_BM25);
 const fmt = (rs: number[]) => rs.map((r, i) => `${sets[i].name} ${r.toFixed(3)}`).join(", ");
 log(`plain BM25 nDCG@10: ${sets.map((s) => `${s.name} ${s.plain.toFixed(4)}`).join(", ")}`);
 log(`current defaults, ratio to plain: ${fmt(ratios(sets, start))}`);
+if (values.evaluate) {
+  // `--evaluate '{"k1":…}'`: only the ratios of one setting (fields left out keep the defaults).
+  const given = JSON.parse(values.evaluate) as Partial<Params>;
+  const params: Params = { k1: given.k1 ?? start.k1, fields: { ...start.fields } };
+  for (const [field, weight] of Object.entries(given.fields ?? {})) params.fields[field as keyof ToolTexts] = { ...start.fields[field as keyof ToolTexts], ...weight };
+  console.log(`given, ratio to plain: ${fmt(ratios(sets, params))}`);
+  process.exit(0);
+}
 
 const heldOut: Record<string, { params: Params; ratio: number; ratioOfCurrent: number }> = {};
 for (const held of sets) {

@@ -66,6 +66,11 @@ export class SemanticStore {
     this.vectors?.remove(id);
   }
 
+  /** Number of items with a vector. */
+  get vectorCount(): number {
+    return this.vectors?.size ?? 0;
+  }
+
   /** Number of items still waiting for a vector. */
   get pending(): number {
     return this.stale.size;

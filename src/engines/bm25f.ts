@@ -15,7 +15,7 @@
  * ```
  */
 import { type Expansion, type FuzzyOptions, FuzzyVocabulary } from "./fuzzy.js";
-import { type Ranked, topK } from "./top-k.js";
+import { compareRanked, type Ranked } from "./top-k.js";
 
 /** One indexed field. */
 export interface FieldOptions {
@@ -174,20 +174,39 @@ export class Bm25fIndex {
    * Ranks ids for analyzed query terms, best first, ties by id. Terms missing from the vocabulary are matched to
    * near terms at a discount.
    */
-  search(queryTerms: string[], limit: number, options: { fuzzy?: boolean } = {}): Ranked[] {
+  search(queryTerms: string[], limit: number, options: { fuzzy?: boolean; exhaustive?: boolean } = {}): Ranked[] {
     const scores = this.scoreBuffer();
     const touched: number[] = [];
+    const lists: { posting: Posting; factor: number }[] = [];
+    const add = (posting: Posting, weight: number) => lists.push({ posting, factor: weight * this.idf(posting) * (this.k1 + 1) });
     for (const [term, count] of countTerms(queryTerms)) {
       const posting = this.postings.get(term);
-      if (posting) this.accumulate(posting, count, scores, touched);
+      if (posting) add(posting, count);
       else if (options.fuzzy !== false) {
-        for (const near of this.nearTerms(term)) {
-          const weight = count * this.fuzzyPenalty ** near.distance;
-          this.accumulate(this.postings.get(near.term)!, weight, scores, touched);
-        }
+        for (const near of this.nearTerms(term)) add(this.postings.get(near.term)!, count * this.fuzzyPenalty ** near.distance);
       }
     }
-    const hits = topK(rankedOf(touched, scores, this.ids), limit);
+    // MaxScore pruning: a term adds less than its `factor` to any id. Terms go from the largest factor down; once the
+    // factors still to come sum to less than the k-th best score so far, no id untouched yet can reach the top k, so
+    // the remaining (common, long) lists only add to ids already touched. The result is the exhaustive one.
+    lists.sort((a, b) => b.factor - a.factor);
+    let remaining = lists.reduce((sum, l) => sum + l.factor, 0);
+    let done = 0;
+    let kth = 0;
+    let open = true;
+    for (const { posting, factor } of lists) {
+      remaining -= factor;
+      done += factor;
+      if (open) this.accumulate(posting, factor, scores, touched);
+      else this.accumulateTouched(posting, factor, scores, touched);
+      // No score can exceed the factors done so far, so the k-th best is only worth finding once they outweigh the
+      // rest; it never decreases, so a k-th best found earlier still closes the lists when the rest falls below it.
+      if (open && !options.exhaustive && touched.length >= limit && done > remaining) {
+        if (kth <= remaining && touched.length <= PRUNE_CHECK_LIMIT) kth = kthScore(touched, scores, limit);
+        open = kth <= remaining;
+      }
+    }
+    const hits = topSlots(touched, scores, this.ids, limit);
     for (const slot of touched) scores[slot] = 0;
     return hits;
   }
@@ -238,17 +257,47 @@ export class Bm25fIndex {
     return this.scores;
   }
 
-  private accumulate(posting: Posting, weight: number, scores: Float64Array, touched: number[]): void {
-    const live = this.slotOf.size;
+  private idf(posting: Posting): number {
     const df = posting.slots.length;
-    const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
+    return Math.log(1 + (this.slotOf.size - df + 0.5) / (df + 0.5));
+  }
+
+  /** Adds a term's contribution (at most `factor`) to every id of its list. */
+  private accumulate(posting: Posting, factor: number, scores: Float64Array, touched: number[]): void {
     const pseudo = this.pseudoFrequencies(posting);
     const k1 = this.k1;
-    const factor = weight * idf * (k1 + 1);
     const slots = posting.slots;
     for (let i = 0; i < slots.length; i++) {
+      const tf = pseudo[i];
+      // A term found only in fields of weight 0 adds nothing; it must not count as a touch either, or an id first
+      // reached that way would be listed twice (a zero score is what marks an id untouched).
+      if (tf === 0) continue;
       const slot = slots[i];
       if (scores[slot] === 0) touched.push(slot);
+      scores[slot] += (factor * tf) / (tf + k1);
+    }
+  }
+
+  /**
+   * Like `accumulate`, for ids already touched only: each touched id is looked up in the (sorted) list when that is
+   * cheaper than reading the whole list, which is what keeps common words cheap in a large catalog.
+   */
+  private accumulateTouched(posting: Posting, factor: number, scores: Float64Array, touched: number[]): void {
+    const pseudo = this.pseudoFrequencies(posting);
+    const k1 = this.k1;
+    const slots = posting.slots;
+    if (touched.length * Math.log2(slots.length + 1) < slots.length) {
+      for (const slot of touched) {
+        const i = lowerBound(slots, slot);
+        if (slots[i] !== slot) continue;
+        const tf = pseudo[i];
+        scores[slot] += (factor * tf) / (tf + k1);
+      }
+      return;
+    }
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i];
+      if (scores[slot] === 0) continue;
       const tf = pseudo[i];
       scores[slot] += (factor * tf) / (tf + k1);
     }
@@ -284,8 +333,16 @@ export class Bm25fIndex {
       this.postings.set(term, (posting = { slots: [], tfs: [], version: -1 }));
       this.vocabulary?.add(term);
     }
-    posting.slots.push(slot);
-    posting.tfs.push(tf);
+    // Slots stay in ascending order (a reused slot is inserted in place), so a list can be probed by binary search.
+    const slots = posting.slots;
+    if (slots.length === 0 || slots[slots.length - 1] < slot) {
+      slots.push(slot);
+      posting.tfs.push(tf);
+    } else {
+      const at = lowerBound(slots, slot);
+      slots.splice(at, 0, slot);
+      posting.tfs.splice(at, 0, tf);
+    }
     posting.pseudo = undefined;
   }
 
@@ -304,12 +361,93 @@ export class Bm25fIndex {
   }
 }
 
+/** The first index of a sorted list whose value is ≥ `value`. */
+function lowerBound(list: number[], value: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Above this many touched ids, the k-th score is not looked for again (it would cost more than pruning saves). */
+const PRUNE_CHECK_LIMIT = 20_000;
+
+/** The k-th highest score among the touched slots (a bounded min-heap of scores). */
+function kthScore(slots: number[], scores: Float64Array, k: number): number {
+  const heap = new Float64Array(k);
+  let size = 0;
+  for (const slot of slots) {
+    const score = scores[slot];
+    if (size < k) {
+      let i = size++;
+      heap[i] = score;
+      while (i > 0 && heap[(i - 1) >> 1] > heap[i]) {
+        const p = (i - 1) >> 1;
+        [heap[i], heap[p]] = [heap[p], heap[i]];
+        i = p;
+      }
+    } else if (score > heap[0]) {
+      heap[0] = score;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < k && heap[l] < heap[m]) m = l;
+        if (r < k && heap[r] < heap[m]) m = r;
+        if (m === i) break;
+        [heap[i], heap[m]] = [heap[m], heap[i]];
+        i = m;
+      }
+    }
+  }
+  return heap[0];
+}
+
 function countTerms(terms: string[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
   return counts;
 }
 
-function* rankedOf(slots: number[], scores: Float64Array, ids: (string | undefined)[]): Iterable<Ranked> {
-  for (const slot of slots) yield { id: ids[slot]!, score: scores[slot] };
+/**
+ * The `k` best of the scored slots, best first, equal scores by id (the order of `compareRanked`). A bounded heap of
+ * slot numbers: a slot that cannot enter costs one comparison and no allocation, which matters when a common query
+ * word touches most of a 100k-tool catalog. Only the winners become `Ranked` objects.
+ */
+function topSlots(slots: number[], scores: Float64Array, ids: (string | undefined)[], k: number): Ranked[] {
+  if (k <= 0) return [];
+  const heap: number[] = [];
+  // Whether slot a ranks below slot b; the heap's root is the worst slot kept.
+  const worse = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && ids[a]! > ids[b]!);
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && worse(heap[l], heap[m])) m = l;
+      if (r < heap.length && worse(heap[r], heap[m])) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m], heap[i]];
+      i = m;
+    }
+  };
+  for (const slot of slots) {
+    if (heap.length < k) {
+      heap.push(slot);
+      for (let i = heap.length - 1; i > 0;) {
+        const parent = (i - 1) >> 1;
+        if (!worse(heap[i], heap[parent])) break;
+        [heap[i], heap[parent]] = [heap[parent], heap[i]];
+        i = parent;
+      }
+    } else if (worse(heap[0], slot)) {
+      heap[0] = slot;
+      down(0);
+    }
+  }
+  return heap.map((slot) => ({ id: ids[slot]!, score: scores[slot] })).sort(compareRanked);
 }

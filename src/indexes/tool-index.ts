@@ -224,6 +224,11 @@ export class ToolIndex {
     await this.semantic.prepare(onProgress);
   }
 
+  /** Number of tools that have a vector (embedded, from the cache, or loaded from a snapshot). */
+  get vectorCount(): number {
+    return this.deferred ? (this.deferred.vectors?.ids.length ?? 0) : this.semantic.vectorCount;
+  }
+
   /** The embedder behind `semantic` and `hybrid` (created on first use). */
   get embedder(): Embedder {
     return this.semantic.getEmbedder();

@@ -6,6 +6,7 @@ import { loadQueries } from "../../eval/queries.js";
 import { patternFromQuery } from "../../eval/regex-pattern.js";
 import { type EvalReport, evaluate, type Searcher } from "../../eval/runner.js";
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
+import { openCatalog } from "../index-cache.js";
 import { parseInteger, printJson, printLines, table, UsageError } from "../output.js";
 import { createProgress } from "../progress.js";
 
@@ -35,8 +36,9 @@ export const toolSearchers: SearcherFactory = async (engines, flags) => {
     }
   }
   const embedder = needsEmbeddings(...engines) ? await embedderFromFlags(flags, true) : undefined;
-  const index = await ToolIndex.fromFile(flags.catalog!, { embedder });
+  const { index, save } = await openCatalog(flags.catalog!, { embedder }, flags.cache);
   if (embedder) await prepareWithProgress(index, "embedding tools");
+  save();
   const plain = engines.includes(PLAIN_ENGINE) ? new ToolIndex(index.list(), { bm25: PLAIN_TOOL_BM25 }) : undefined;
   const searchers: Record<string, Searcher> = {};
   for (const engine of engines) {
