@@ -2,8 +2,9 @@
  * Chooses the hybrid fusion so that it generalizes. Step 1 records, for every query of every set, the two rankings
  * hybrid search fuses (BM25 candidates and dense candidates with raw scores), with the real indexes and USE lite
  * (vectors from the embedding cache). Step 2 scores fusion methods on those lists offline: nDCG@10 per set, as a
- * ratio to the better of bm25 and semantic on that set, and prefers the method whose WORST set loses least, with
- * leave-one-set-out (parameters chosen without a set, scored on it).
+ * ratio to the better of bm25 and semantic on that set, and prefers the method whose WORST set loses least, among
+ * the methods that fall back gracefully (with the dense scores replaced by noise, they keep ≥ 0.9 of bm25 on every
+ * set), with leave-one-set-out (the method chosen without a set, scored on it).
  *
  *   node --import tsx scripts/tune-fusion.ts [--data ../shared/data] [--cache FILE] [--lists FILE] [--json]
  *
@@ -98,7 +99,7 @@ const FETCH = 60;
 const byScore = (list: Ranked[]) => [...list].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 
 function candidates(): Record<string, FusionOptions> {
-  const out: Record<string, FusionOptions> = { default: {}, "rrf-60": { method: "rrf" } };
+  const out: Record<string, FusionOptions> = { "rrf-60": { method: "rrf" } };
   for (const scale of [5, 10, 15, 20, 30]) out[`adaptive-${scale}`] = { method: "adaptive", lexicalScale: scale, confidence: false };
   for (const scale of [5, 10, 15, 20, 30]) out[`adaptive-${scale}+top`] = { method: "adaptive", lexicalScale: scale, confidence: "top" };
   for (const scale of [5, 10, 15, 20, 30]) out[`adaptive-${scale}+gap`] = { method: "adaptive", lexicalScale: scale, confidence: "gap" };
@@ -150,7 +151,17 @@ const ratio = (set: string, method: string) => results[set][method].ndcg / Math.
 const methods = Object.keys(candidates());
 const worst = (method: string, among: string[]) => Math.min(...among.map((s) => ratio(s, method)));
 const names = sets.map((s) => s.name);
-const pick = (among: string[]) => methods.reduce((best, m) => (worst(m, among) > worst(best, among) + 1e-9 ? m : best), methods[0]);
+/** A method must keep this share of bm25 on every set when the dense list is noise (graceful fallback). */
+const FALLBACK_FLOOR = 0.9;
+const graceful = (method: string, among: string[]) => Math.min(...among.map((s) => stress[s][method])) >= FALLBACK_FLOOR;
+/** Worst-set ratios closer than this are a tie (about one query in a thousand); the steadier fallback wins a tie. */
+const TIE = 0.002;
+const pick = (among: string[]) => {
+  const fit = methods.filter((m) => graceful(m, among));
+  const top = Math.max(...fit.map((m) => worst(m, among)));
+  const fallback = (m: string) => Math.min(...among.map((s) => stress[s][m]));
+  return fit.filter((m) => worst(m, among) >= top - TIE).reduce((best, m) => (fallback(m) > fallback(best) ? m : best));
+};
 const loso = Object.fromEntries(names.map((held) => {
   const chosen = pick(names.filter((n) => n !== held));
   return [held, { chosen, ratio: ratio(held, chosen) }];

@@ -2,8 +2,12 @@
  * Hybrid ranking: fuses a lexical (BM25) and a dense (cosine) ranking into one. Both lists arrive best first with
  * their raw scores; the result is deterministic (equal fused scores break by id).
  *
- * Methods (measured on StableToolBench, MetaTool and StackFAQ: docs/embeddings.md):
- * - `adaptive` (default): standard scores, as `zscore`, with the lexical share set per query by how strong the BM25
+ * Methods (measured on StableToolBench, MetaTool, ToolAlpaca, StackFAQ and the scale set: docs/embeddings.md):
+ * - default: `zscore` at 0.5 with `confidence: "top"`: each list's standard scores, each list weighted by its own
+ *   evidence (how far its best hit stands above the rest). It was the best worst-set setting among those that stay
+ *   near BM25 when the dense list is noise (`scripts/tune-fusion.ts`); the former default, `adaptive`, set the
+ *   share from the raw BM25 score, whose scale moves with query length, catalog size and BM25 parameters.
+ * - `adaptive`: standard scores, as `zscore`, with the lexical share set per query by how strong the BM25
  *   match is: `top / (top + lexicalScale)` of the best raw BM25 score. A long query that matches rare words of a tool
  *   (StableToolBench queries name the API) leans on BM25; a short paraphrase with a weak lexical match (MetaTool)
  *   leans on the embedding. It beat every fixed share on the three sets taken together.
@@ -19,9 +23,9 @@ export type FusionFunction = (input: FusionInput, limit: number) => Ranked[];
 
 /** How two rankings are fused. */
 export interface FusionOptions {
-  /** Default `adaptive`; or a function of your own (the tuning scripts use one to record the candidate lists). */
+  /** Default `zscore` (with `confidence: "top"`); or a function of your own (the tuning scripts use one to record the candidate lists). */
   method?: "adaptive" | "weighted" | "zscore" | "rrf" | FusionFunction;
-  /** Share of the lexical score in `weighted` and `zscore` fusion, 0–1 (default 0.5). */
+  /** Share of the lexical score in `weighted` and `zscore` fusion, 0–1, before `confidence` (default 0.5). */
   lexicalWeight?: number;
   /** BM25 score at which `adaptive` gives both lists equal shares (default 15; chosen on a plateau from 10 to 20). */
   lexicalScale?: number;
@@ -30,14 +34,16 @@ export interface FusionOptions {
   /**
    * In `adaptive` and `zscore`, scale each list's share by its own evidence: how far its best hit stands above the
    * rest of the list, in standard deviations. When the engines disagree, the list with a clear winner then
-   * outweighs a flat one instead of being averaged with its noise. `false` turns it off.
+   * outweighs a flat one instead of being averaged with its noise. `top` (default): the best hit's standard score;
+   * `gap`: the gap between the two best in standard deviations; `agree`: `top` only as far as the two lists'
+   * scores are uncorrelated (see `agreement`); `false` turns it off.
    */
   confidence?: boolean | "top" | "gap" | "agree";
   /** For `confidence: "agree"`: the correlation at which the two lists count as agreeing (default 0.3). */
   agreement?: number;
 }
 
-export const DEFAULT_FUSION: Required<FusionOptions> = { method: "adaptive", lexicalWeight: 0.5, lexicalScale: 15, rrfK: 60, confidence: false, agreement: 0.3 };
+export const DEFAULT_FUSION: Required<FusionOptions> = { method: "zscore", lexicalWeight: 0.5, lexicalScale: 15, rrfK: 60, confidence: "top", agreement: 0.3 };
 
 /** The two rankings of one query, best first, with raw scores. */
 export interface FusionInput {
