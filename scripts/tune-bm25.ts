@@ -6,9 +6,9 @@
  *
  *   node --import tsx scripts/tune-bm25.ts [--data ../shared/data] [--json] [--no-loso] [--evaluate '{"k1":…}']
  *
- * Sets: stabletoolbench (765 queries), metatool (every 10th query: 2,062 of 20,614), toolalpaca (214). The scale set
- * is left out of the loop: its queries are StableToolBench's and its extra 9.7k tools are out of their domain, so it
- * repeats StableToolBench at five times the cost; `--with-scale` adds it.
+ * Sets: stabletoolbench (765 queries), metatool (every 10th query: 2,062 of 20,614), toolalpaca (214), and with
+ * `--with-scale` the 12k scale set (StableToolBench's queries among 9.7k Smithery distractors: slow, but it reacts to
+ * the weights differently from StableToolBench alone, so check the final choice with it).
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
