@@ -15,6 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { random } from "../bench/random.js";
 
 /** A catalog record as the shared files write it. */
 interface RawTool {
@@ -26,18 +27,6 @@ interface RawTool {
 
 export const LARGE_CATALOG_PATH = ".bench-out/catalog-100k.json";
 const SOURCES = ["stabletoolbench", "smithery", "toolalpaca", "metatool"];
-
-/** Small, fast, seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function firstSentence(text: string): string {
   const cut = text.search(/[.!?](\s|$)/);
