@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Embedder } from "../../src/embeddings/embedder.js";
+import type { EmbeddingProvider } from "../../src/embeddings/provider.js";
 import { ToolsearchError } from "../../src/errors.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { CountingProvider, useLite } from "../embeddings/helpers.js";
@@ -7,6 +9,9 @@ import { fixture } from "../helpers/files.js";
 
 const QUERIES = ["weather in Paris", "Lay thong tin khach hang", "convert currency", "stock price of a company", "kiem tra ton kho", "wether"];
 const paths = [fixture("catalogs", "weather-finance.json"), fixture("catalogs", "enterprise.json")];
+
+/** No disk cache: every text a provider is asked for is really sent to it. */
+const uncached = (provider: EmbeddingProvider) => new Embedder(provider, { cache: false });
 
 const isCode = (code: string) => (error: unknown) => error instanceof ToolsearchError && error.code === code;
 
@@ -49,11 +54,11 @@ describe("ToolIndex snapshots", () => {
 
   it("keeps the vectors: a loaded index embeds only the query", async () => {
     const first = new CountingProvider();
-    const built = await ToolIndex.fromFile(paths[0], { embedder: first });
+    const built = await ToolIndex.fromFile(paths[0], { embedder: uncached(first) });
     await built.prepareEmbeddings();
     assert.ok(first.seen.length >= 8);
     const second = new CountingProvider();
-    const loaded = ToolIndex.fromSnapshot(built.snapshot(), { embedder: second });
+    const loaded = ToolIndex.fromSnapshot(built.snapshot(), { embedder: uncached(second) });
     const hits = await loaded.search("will it rain tomorrow", { engine: "hybrid", limit: 3 });
     assert.deepEqual(second.seen, ["will it rain tomorrow"]);
     assert.deepEqual(hits.map((h) => h.name), (await built.search("will it rain tomorrow", { engine: "hybrid", limit: 3 })).map((h) => h.name));
@@ -61,16 +66,16 @@ describe("ToolIndex snapshots", () => {
   });
 
   it("re-embeds only tools whose text changed, and ignores vectors of another provider", async () => {
-    const built = await ToolIndex.fromFile(paths[0], { embedder: new CountingProvider() });
+    const built = await ToolIndex.fromFile(paths[0], { embedder: uncached(new CountingProvider()) });
     await built.prepareEmbeddings();
     const snapshot = built.snapshot();
     const counting = new CountingProvider();
-    const loaded = ToolIndex.fromSnapshot(snapshot, { embedder: counting });
+    const loaded = ToolIndex.fromSnapshot(snapshot, { embedder: uncached(counting) });
     loaded.replace({ name: "get_timezone", description: "Time zone and UTC offset of a place", input_schema: { type: "object", properties: {} } });
     await loaded.prepareEmbeddings();
     assert.equal(counting.seen.length, 1);
     const other = new CountingProvider({ id: "other-model", dimensions: 512, embed: (texts) => useLite.embed(texts) });
-    const elsewhere = ToolIndex.fromSnapshot(snapshot, { embedder: other });
+    const elsewhere = ToolIndex.fromSnapshot(snapshot, { embedder: uncached(other) });
     await elsewhere.prepareEmbeddings();
     assert.equal(other.seen.length, built.size);
   });
