@@ -97,6 +97,8 @@ export class Bm25fIndex {
   private lengths: number[] = [];
   private termsOf: (string[] | undefined)[] = [];
   private freeSlots: number[] = [];
+  /** Set by `fromState` until `undefer` runs. */
+  private deferred = false;
   private totalLengths: number[];
   private normVersion = 0;
   private scores = new Float64Array(0);
@@ -131,11 +133,13 @@ export class Bm25fIndex {
 
   /** Vocabulary terms close to a term, nearest first (for suggestions and typo tolerance). */
   nearTerms(term: string, maxDistance?: number): Expansion[] {
+    this.undefer();
     return this.vocabulary?.expand(term, maxDistance) ?? [];
   }
 
   /** Indexes `id` with one list of analyzed terms per field (in field order). Replaces an existing id. */
   add(id: string, fieldTerms: string[][]): void {
+    this.undefer();
     if (fieldTerms.length !== this.fields.length) {
       throw new Error(`Bm25fIndex.add: expected ${this.fields.length} fields, got ${fieldTerms.length}`);
     }
@@ -157,6 +161,7 @@ export class Bm25fIndex {
 
   /** Removes `id`; returns false when it was not indexed. Only the postings of its own terms are touched. */
   remove(id: string): boolean {
+    this.undefer();
     const slot = this.slotOf.get(id);
     if (slot === undefined) return false;
     const n = this.fields.length;
@@ -236,7 +241,6 @@ export class Bm25fIndex {
     }
     index.ids = state.ids.map((id) => id ?? undefined);
     index.lengths = Array.from(state.lengths);
-    index.termsOf = index.ids.map((id) => (id === undefined ? undefined : []));
     index.ids.forEach((id, slot) => {
       if (id === undefined) return void index.freeSlots.push(slot);
       index.slotOf.set(id, slot);
@@ -245,11 +249,22 @@ export class Bm25fIndex {
     state.terms.forEach((term, i) => {
       const slots = Array.from(state.slots.subarray(state.offsets[i], state.offsets[i + 1]));
       index.postings.set(term, { slots, tfs: Array.from(state.tfs.subarray(state.offsets[i], state.offsets[i + 1])), version: -1 });
-      index.vocabulary?.add(term);
-      for (const slot of slots) index.termsOf[slot]!.push(term);
     });
+    // Searching needs neither: each id's term list (for removal) and the typo vocabulary are made on first need.
+    index.deferred = true;
     index.normVersion++;
     return index;
+  }
+
+  /** Makes what `fromState` deferred: every id's term list and the typo vocabulary, in one pass over the lists. */
+  private undefer(): void {
+    if (!this.deferred) return;
+    this.deferred = false;
+    this.termsOf = this.ids.map((id) => (id === undefined ? undefined : []));
+    for (const [term, posting] of this.postings) {
+      this.vocabulary?.add(term);
+      for (const slot of posting.slots) this.termsOf[slot]!.push(term);
+    }
   }
 
   private scoreBuffer(): Float64Array {
