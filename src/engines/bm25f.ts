@@ -459,7 +459,11 @@ function topSlots(slots: number[], scores: Float64Array, ids: (string | undefine
         [heap[i], heap[parent]] = [heap[parent], heap[i]];
         i = parent;
       }
-    } else if (worse(heap[0], slot)) {
+    } else {
+      // The common case, a slot below the k-th best, costs one comparison of two numbers.
+      const score = scores[slot];
+      const floor = scores[heap[0]];
+      if (score < floor || (score === floor && ids[slot]! > ids[heap[0]]!)) continue;
       heap[0] = slot;
       down(0);
     }
