@@ -53,3 +53,6 @@ export { providerFromSpec } from "./embeddings/from-spec.js";
 export { toolEmbeddingText, documentEmbeddingText, type ToolTextRecipe } from "./embeddings/texts.js";
 export { VectorIndex, type VectorIndexOptions } from "./engines/vector.js";
 export { fuse, DEFAULT_FUSION, type FusionOptions, type FusionInput } from "./engines/fusion.js";
+export { PLAIN_TOOL_BM25 } from "./indexes/tool-index-options.js";
+export { PLAIN_DOCUMENT_BM25 } from "./indexes/document-index-options.js";
+export type { FusionFunction } from "./engines/fusion.js";
