@@ -25,6 +25,7 @@ import { evaluateSearcher } from "../src/eval/runner.js";
 import { DocumentIndex } from "../src/indexes/document-index.js";
 import { ENGLISH_STOPWORDS } from "../src/text/filters/stopwords.js";
 import { DEFAULT_PASSAGE_CHARS, splitPassages } from "../src/text/passages.js";
+import { random } from "./random.js";
 
 const { values } = parseArgs({
   options: {
@@ -50,18 +51,6 @@ interface BenchSystem {
   build(records: PassageRecord[]): void;
   /** The top 10 passage ids. */
   search(query: string): string[];
-}
-
-/** A small seeded generator (mulberry32), so every run builds the same corpus. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function buildCorpus(path: string, total: number, seed: number): { records: PassageRecord[]; owner: Map<string, string> } {

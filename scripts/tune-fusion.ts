@@ -1,97 +1,179 @@
 /**
- * Chooses the hybrid fusion by measurement: nDCG@10 of bm25, semantic, reciprocal-rank fusion and weighted fusion at
- * several lexical weights, on every data set given. Embeddings come from (and go to) the cache, queries included.
+ * Chooses the hybrid fusion so that it generalizes. Step 1 records, for every query of every set, the two rankings
+ * hybrid search fuses (BM25 candidates and dense candidates with raw scores), with the real indexes and USE lite
+ * (vectors from the embedding cache). Step 2 scores fusion methods on those lists offline: nDCG@10 per set, as a
+ * ratio to the better of bm25 and semantic on that set, and prefers the method whose WORST set loses least, among
+ * the methods that fall back gracefully (with the dense scores replaced by noise, they keep ≥ 0.9 of bm25 on every
+ * set), with leave-one-set-out (the method chosen without a set, scored on it).
  *
- *   node --import tsx scripts/tune-fusion.ts [--json]
+ *   node --import tsx scripts/tune-fusion.ts [--data ../shared/data] [--cache FILE] [--lists FILE] [--json]
  *
- * Sets: ../shared/data/{stabletoolbench,metatool,stackfaq}; MetaTool is sampled (every 10th query, 2,062 of 20,614)
- * since a query embedding costs 30–70 ms here.
+ * Sets: stabletoolbench (765), metatool (every 10th query: 2,062 of 20,614), toolalpaca (214), stackfaq (624;
+ * passages are fused, then documents rank by their best passage), scale (765). `--lists` keeps step 1's output
+ * (default .bench-out/fusion-lists.json) and is reused when present; delete it after changing BM25 or embeddings.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import { DEFAULT_CACHE_PATH, EmbeddingCache } from "../src/embeddings/cache.js";
 import { Embedder } from "../src/embeddings/embedder.js";
 import { UseLiteProvider } from "../src/embeddings/use-lite.js";
-import type { FusionOptions } from "../src/engines/fusion.js";
-import { loadQueries, type LabelledQuery } from "../src/eval/queries.js";
-import { evaluate, type Searcher } from "../src/eval/runner.js";
+import { DEFAULT_FUSION, type FusionInput, type FusionOptions, fuse } from "../src/engines/fusion.js";
+import type { Ranked } from "../src/engines/top-k.js";
+import { ndcgAt, recallAt } from "../src/eval/metrics.js";
+import { loadQueries } from "../src/eval/queries.js";
 import { DocumentIndex } from "../src/indexes/document-index.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
 
-const DATA = new URL("../../shared/data/", import.meta.url).pathname;
-const embedder = new Embedder(new UseLiteProvider(), { persistQueries: true, queryCacheSize: 100_000 });
+const { values } = parseArgs({
+  options: {
+    data: { type: "string", default: "../shared/data" },
+    cache: { type: "string", default: DEFAULT_CACHE_PATH },
+    lists: { type: "string", default: ".bench-out/fusion-lists.json" },
+    sets: { type: "string" },
+    json: { type: "boolean" },
+  },
+});
 
-const METHODS: Record<string, FusionOptions> = {
-  "rrf-60": { method: "rrf", rrfK: 60 },
-  ...Object.fromEntries(weights("TUNE_ADAPTIVE", "10,15,20").map((k) => [`adaptive-${k}`, { method: "adaptive", lexicalScale: k } as FusionOptions])),
-  ...Object.fromEntries(weights("TUNE_WEIGHTED", "0.2,0.3,0.4,0.5,0.6,0.7,0.8").map((w) => [`weighted-${w}`, { method: "weighted", lexicalWeight: w } as FusionOptions])),
-  ...Object.fromEntries(weights("TUNE_ZSCORE", "0.3,0.4,0.5,0.6,0.7").map((w) => [`zscore-${w}`, { method: "zscore", lexicalWeight: w } as FusionOptions])),
-};
-
-/** Lexical weights to try, from an environment variable (comma-separated) or the defaults. */
-function weights(variable: string, defaults: string): number[] {
-  return (process.env[variable] ?? defaults).split(",").filter(Boolean).map(Number);
+/** One query's two candidate lists and its labels. */
+interface Recorded extends FusionInput {
+  relevant: string[];
 }
+type Lists = Record<string, Recorded[]>;
 
-interface SearchIndex {
-  search(query: string, options: { engine: "bm25" | "semantic" | "hybrid"; limit: number }): Promise<Array<{ name?: string; id?: string }>>;
-}
+const SETS: { name: string; every: number; docs?: boolean }[] = [
+  { name: "stabletoolbench", every: 1 },
+  { name: "metatool", every: 10 },
+  { name: "toolalpaca", every: 1 },
+  { name: "stackfaq", every: 1, docs: true },
+  { name: "scale", every: 1 },
+].filter((s) => !values.sets || values.sets.split(",").includes(s.name));
 
-async function searchers(build: (fusion: FusionOptions) => Promise<SearchIndex>): Promise<Record<string, Searcher>> {
-  const out: Record<string, Searcher> = {};
-  const ids = (hits: Array<{ name?: string; id?: string }>) => hits.map((h) => (h.name ?? h.id)!);
-  const base = await build({});
-  out.bm25 = async (q) => ids(await base.search(q, { engine: "bm25", limit: 10 }));
-  out.semantic = async (q) => ids(await base.search(q, { engine: "semantic", limit: 10 }));
-  for (const [name, fusion] of Object.entries(METHODS)) {
-    const index = await build(fusion);
-    out[`hybrid ${name}`] = async (q) => ids(await index.search(q, { engine: "hybrid", limit: 10 }));
+/** Records the sets missing from `out`. */
+async function collect(out: Lists): Promise<Lists> {
+  const missing = SETS.filter((s) => !out[s.name]);
+  if (missing.length === 0) return out;
+  const embedder = new Embedder(new UseLiteProvider(), { cache: new EmbeddingCache({ path: values.cache }), persistQueries: true, queryCacheSize: 100_000 });
+  for (const set of missing) {
+    let last: FusionInput | undefined;
+    // Records the lists and fuses as the default would; documents call it with growing lists, the last one counts.
+    const fusion: FusionOptions = { method: (input, limit) => ((last = input), fuse(input, limit)) };
+    const dir = join(values.data!, set.name);
+    const index = set.docs
+      ? await DocumentIndex.fromFile(join(dir, "docs.jsonl"), { embedder, fusion })
+      : await ToolIndex.fromFile(join(dir, "catalog.json"), { embedder, fusion });
+    await index.prepareEmbeddings();
+    const known = (id: string) => index.get(id) !== undefined;
+    const queries = loadQueries(join(dir, "queries.jsonl"), known).filter((_, i) => i % set.every === 0);
+    out[set.name] = [];
+    for (const q of queries) {
+      await index.search(q.query, { engine: "hybrid", limit: 10 });
+      out[set.name].push({ ...last!, relevant: q.relevant });
+    }
+    console.error(`recorded ${set.name}: ${queries.length} queries`);
   }
+  await embedder.close();
   return out;
 }
 
-function sample(queries: LabelledQuery[], every: number): LabelledQuery[] {
-  return queries.filter((_, i) => i % every === 0);
+/** Passage ids (`doc#n`) to document ids, first occurrence kept; tool ids pass through. */
+function toItems(ranked: Ranked[], docs: boolean): string[] {
+  if (!docs) return ranked.map((h) => h.id);
+  return [...new Set(ranked.map((h) => h.id.slice(0, h.id.lastIndexOf("#"))))];
 }
 
-const sets: Array<{ name: string; run: () => Promise<Record<string, number>> }> = [
-  { name: "stabletoolbench", run: () => tools("stabletoolbench", 1) },
-  { name: "metatool", run: () => tools("metatool", 10) },
-  { name: "stackfaq", run: docs },
-].filter((s) => !process.env.TUNE_SETS || process.env.TUNE_SETS.split(",").includes(s.name));
-
-async function tools(set: string, every: number): Promise<Record<string, number>> {
-  const catalog = `${DATA}${set}/catalog.json`;
-  const build = async (fusion: FusionOptions) => {
-    const index = await ToolIndex.fromFile(catalog, { embedder, fusion });
-    await index.prepareEmbeddings();
-    return index;
-  };
-  const probe = await build({});
-  const queries = sample(loadQueries(`${DATA}${set}/queries.jsonl`, (id) => probe.get(id) !== undefined), every);
-  return ndcg(queries, await searchers(build));
+/** Mean nDCG@10 and recall@10 of one ranking function over a set's recorded queries. */
+function measure(queries: Recorded[], docs: boolean, rank: (q: Recorded) => Ranked[]): { ndcg: number; recall: number } {
+  let ndcg = 0;
+  let recall = 0;
+  for (const q of queries) {
+    const items = toItems(rank(q), docs).slice(0, 10);
+    const relevant = new Set(q.relevant);
+    ndcg += ndcgAt(10, items, relevant);
+    recall += recallAt(10, items, relevant);
+  }
+  return { ndcg: ndcg / queries.length, recall: recall / queries.length };
 }
 
-async function docs(): Promise<Record<string, number>> {
-  const file = `${DATA}stackfaq/docs.jsonl`;
-  const build = async (fusion: FusionOptions) => {
-    const index = await DocumentIndex.fromFile(file, { embedder, fusion });
-    await index.prepareEmbeddings();
-    return index;
-  };
-  const probe = await build({});
-  const queries = loadQueries(`${DATA}stackfaq/queries.jsonl`, (id) => probe.get(id) !== undefined);
-  return ndcg(queries, await searchers(build));
+const FETCH = 60;
+const byScore = (list: Ranked[]) => [...list].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+
+function candidates(): Record<string, FusionOptions> {
+  const out: Record<string, FusionOptions> = { "rrf-60": { method: "rrf" } };
+  for (const scale of [5, 10, 15, 20, 30]) out[`adaptive-${scale}`] = { method: "adaptive", lexicalScale: scale, confidence: false };
+  for (const scale of [5, 10, 15, 20, 30]) out[`adaptive-${scale}+top`] = { method: "adaptive", lexicalScale: scale, confidence: "top" };
+  for (const scale of [5, 10, 15, 20, 30]) out[`adaptive-${scale}+gap`] = { method: "adaptive", lexicalScale: scale, confidence: "gap" };
+  for (const scale of [10, 15, 20]) for (const r of [0.1, 0.2, 0.3, 0.5]) out[`adaptive-${scale}+agree${r}`] = { method: "adaptive", lexicalScale: scale, confidence: "agree", agreement: r };
+  for (const w of [0.3, 0.5, 0.7]) out[`zscore-${w}`] = { method: "zscore", lexicalWeight: w, confidence: false };
+  for (const w of [0.3, 0.5, 0.7]) out[`zscore-${w}+top`] = { method: "zscore", lexicalWeight: w, confidence: "top" };
+  for (const w of [0.3, 0.5, 0.7]) out[`zscore-${w}+gap`] = { method: "zscore", lexicalWeight: w, confidence: "gap" };
+  return out;
 }
 
-async function ndcg(queries: LabelledQuery[], engines: Record<string, Searcher>): Promise<Record<string, number>> {
-  const report = await evaluate(queries, engines);
-  return Object.fromEntries(Object.entries(report.engines).map(([name, r]) => [name, Number(r["ndcg@10"].toFixed(4))]));
-}
-
-const results: Record<string, Record<string, number>> = {};
+const lists = await collect(existsSync(values.lists!) ? JSON.parse(readFileSync(values.lists!, "utf8")) : {});
+mkdirSync(dirname(values.lists!), { recursive: true });
+writeFileSync(values.lists!, JSON.stringify(lists));
+const sets = SETS.filter((s) => lists[s.name]);
+const results: Record<string, Record<string, { ndcg: number; recall: number }>> = {};
 for (const set of sets) {
-  if (!existsSync(`${DATA}${set.name}`)) continue;
-  results[set.name] = await set.run();
-  if (!process.argv.includes("--json")) console.log(set.name, results[set.name]);
+  const qs = lists[set.name];
+  const docs = !!set.docs;
+  const row: Record<string, { ndcg: number; recall: number }> = {
+    bm25: measure(qs, docs, (q) => byScore(q.lexical)),
+    semantic: measure(qs, docs, (q) => byScore(q.dense)),
+  };
+  for (const [name, options] of Object.entries(candidates())) row[name] = measure(qs, docs, (q) => fuse(q, FETCH, options));
+  results[set.name] = row;
 }
-if (process.argv.includes("--json")) console.log(JSON.stringify(results));
-await embedder.close();
+
+/**
+ * A stress check of the fallback: the dense scores replaced by noise (a hash of query and id), the lexical list kept.
+ * A fusion that falls back gracefully stays near bm25 when the other engine knows nothing.
+ */
+function noisy(q: Recorded, n: number): Recorded {
+  const noise = (id: string) => {
+    let h = 2166136261 ^ n;
+    for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619);
+    return ((h >>> 0) % 10_000) / 10_000;
+  };
+  return { ...q, dense: q.dense.map((h) => ({ id: h.id, score: 0.2 + 0.3 * noise(h.id) })) };
+}
+const stress: Record<string, Record<string, number>> = {};
+for (const set of sets) {
+  const qs = lists[set.name].map(noisy);
+  const docs = !!set.docs;
+  const bm25 = results[set.name].bm25.ndcg;
+  stress[set.name] = Object.fromEntries(Object.entries(candidates()).map(([name, options]) => [name, measure(qs, docs, (q) => fuse(q, FETCH, options)).ndcg / bm25]));
+}
+
+/** Each method's ratio to the better engine on each set. */
+const ratio = (set: string, method: string) => results[set][method].ndcg / Math.max(results[set].bm25.ndcg, results[set].semantic.ndcg);
+const methods = Object.keys(candidates());
+const worst = (method: string, among: string[]) => Math.min(...among.map((s) => ratio(s, method)));
+const names = sets.map((s) => s.name);
+/** A method must keep this share of bm25 on every set when the dense list is noise (graceful fallback). */
+const FALLBACK_FLOOR = 0.9;
+const graceful = (method: string, among: string[]) => Math.min(...among.map((s) => stress[s][method])) >= FALLBACK_FLOOR;
+/** Worst-set ratios closer than this are a tie (about one query in a thousand); the steadier fallback wins a tie. */
+const TIE = 0.002;
+const pick = (among: string[]) => {
+  const fit = methods.filter((m) => graceful(m, among));
+  const top = Math.max(...fit.map((m) => worst(m, among)));
+  const fallback = (m: string) => Math.min(...among.map((s) => stress[s][m]));
+  return fit.filter((m) => worst(m, among) >= top - TIE).reduce((best, m) => (fallback(m) > fallback(best) ? m : best));
+};
+const loso = Object.fromEntries(names.map((held) => {
+  const chosen = pick(names.filter((n) => n !== held));
+  return [held, { chosen, ratio: ratio(held, chosen) }];
+}));
+
+if (values.json) {
+  console.log(JSON.stringify({ defaults: DEFAULT_FUSION, results, stress, loso, chosen: pick(names) }));
+} else {
+  for (const method of ["bm25", "semantic", ...methods]) {
+    console.log(method.padEnd(28), names.map((s) => `${s} ${results[s][method].ndcg.toFixed(4)}`).join("  "),
+      methods.includes(method) ? ` worst ratio ${worst(method, names).toFixed(4)}; noise-dense worst ÷ bm25 ${Math.min(...names.map((s) => stress[s][method])).toFixed(4)}` : "");
+  }
+  console.log("leave-one-set-out:", JSON.stringify(loso));
+  console.log("chosen on all sets:", pick(names));
+}

@@ -75,6 +75,8 @@ export const ErrorCodes = {
   invalid_usage: "invalid_usage",
   /** A package a feature needs is not installed or its native module is not built (names the package and the fix). */
   dependency_missing: "dependency_missing",
+  /** An index snapshot is damaged, of another format or kind, or was built with other analysis settings. */
+  snapshot_invalid: "snapshot_invalid",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

@@ -70,3 +70,6 @@ export { SqliteStore, type SqliteStoreOptions } from "./store/sqlite.js";
 export { openStore, defaultStorePath, toolsearchHome } from "./store/open.js";
 export type { Store, VectorStore, CollectionKind, CollectionRecord, ItemRecord, ItemInput, Change, WriteOptions, ApiKeyRecord, ManifestRecord, Scope } from "./store/types.js";
 export { type VectorCache } from "./embeddings/embedder.js";
+export { PLAIN_TOOL_BM25 } from "./indexes/tool-index-options.js";
+export { PLAIN_DOCUMENT_BM25 } from "./indexes/document-index-options.js";
+export type { FusionFunction } from "./engines/fusion.js";

@@ -11,7 +11,17 @@ import { VectorIndex } from "../engines/vector.js";
 import { splitSentences } from "../text/sentences.js";
 import { Embedder } from "./embedder.js";
 import type { EmbeddingProvider, EmbedProgress } from "./provider.js";
-import { UseLiteProvider } from "./use-lite.js";
+import { USE_LITE_ID, UseLiteProvider } from "./use-lite.js";
+
+/** The vectors of a store in flat form, for index snapshots: row `i` of `vectors` embeds `texts[i]` for `ids[i]`. */
+export interface VectorState {
+  /** The provider id the vectors came from; vectors of another provider are never mixed in. */
+  embedder: string;
+  dimensions: number;
+  ids: string[];
+  texts: string[];
+  vectors: Float32Array;
+}
 
 /** Lexical candidates fused with dense ones in `hybrid`; enough to reach past the first page of either list. */
 export const HYBRID_CANDIDATES = 50;
@@ -54,6 +64,11 @@ export class SemanticStore {
     this.embeddedTexts.delete(id);
     this.stale.delete(id);
     this.vectors?.remove(id);
+  }
+
+  /** Number of items with a vector. */
+  get vectorCount(): number {
+    return this.vectors?.size ?? 0;
   }
 
   /** Number of items still waiting for a vector. */
@@ -111,6 +126,31 @@ export class SemanticStore {
       if (score !== undefined) dense.push({ id: missing[i], score });
     });
     return { lexical, dense };
+  }
+
+  /** The vectors made so far, or undefined when there are none. */
+  exportVectors(): VectorState | undefined {
+    if (!this.vectors || this.vectors.size === 0) return undefined;
+    const { ids, vectors } = this.vectors.exportRows();
+    return { embedder: this.embedder!.id, dimensions: this.vectors.dimensions, ids, texts: ids.map((id) => this.embeddedTexts.get(id)!), vectors };
+  }
+
+  /**
+   * Takes vectors from a snapshot: each one whose item still embeds the same text, when the provider is the one this
+   * store uses (USE lite when none was given). Anything else stays to be embedded as usual; returns how many fit.
+   */
+  importVectors(state: VectorState): number {
+    if (state.embedder !== (this.embedder?.id ?? USE_LITE_ID)) return 0;
+    this.vectors ??= new VectorIndex(state.dimensions, Math.max(state.ids.length, this.texts.size));
+    let taken = 0;
+    state.ids.forEach((id, i) => {
+      if (this.texts.get(id) !== state.texts[i]) return;
+      this.vectors!.set(id, state.vectors.subarray(i * state.dimensions, (i + 1) * state.dimensions));
+      this.embeddedTexts.set(id, state.texts[i]);
+      this.stale.delete(id);
+      taken++;
+    });
+    return taken;
   }
 
   private async embedStale(onProgress?: EmbedProgress): Promise<void> {

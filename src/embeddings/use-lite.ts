@@ -26,8 +26,11 @@ interface Reply {
   error?: string;
 }
 
+/** The provider id of USE lite, the default embedder (part of every cache key and snapshot). */
+export const USE_LITE_ID = "use-lite@0.2.0";
+
 export class UseLiteProvider implements EmbeddingProvider {
-  readonly id = "use-lite@0.2.0";
+  readonly id = USE_LITE_ID;
   readonly dimensions = 512;
   private readonly threads: number;
   private readonly bulkThreshold: number;

@@ -15,7 +15,7 @@
  * ```
  */
 import { type Expansion, type FuzzyOptions, FuzzyVocabulary } from "./fuzzy.js";
-import { type Ranked, topK } from "./top-k.js";
+import { compareRanked, type Ranked } from "./top-k.js";
 
 /** One indexed field. */
 export interface FieldOptions {
@@ -50,6 +50,22 @@ export interface TermContribution {
   distance?: number;
   field: string;
   contribution: number;
+}
+
+/**
+ * The built state of a `Bm25fIndex` in flat arrays, for snapshots: a loaded state answers exactly as the index it
+ * came from, with no text analyzed again. Postings are stored term by term: `slots` and `tfs` from `offsets[i]` to
+ * `offsets[i + 1]` belong to `terms[i]`.
+ */
+export interface Bm25fState {
+  /** Id per slot; null for a free slot. */
+  ids: (string | null)[];
+  /** Field lengths, `fields` per slot. */
+  lengths: Int32Array;
+  terms: string[];
+  offsets: Int32Array;
+  slots: Int32Array;
+  tfs: Int32Array;
 }
 
 interface Posting {
@@ -93,6 +109,8 @@ export class Bm25fIndex {
   private lengths: number[] = [];
   private termsOf: (string[] | undefined)[] = [];
   private freeSlots: number[] = [];
+  /** Set by `fromState` until `undefer` runs. */
+  private deferred = false;
   private totalLengths: number[];
   private normVersion = 0;
   private scores = new Float64Array(0);
@@ -127,11 +145,13 @@ export class Bm25fIndex {
 
   /** Vocabulary terms close to a term, nearest first (for suggestions and typo tolerance). */
   nearTerms(term: string, maxDistance?: number): Expansion[] {
+    this.undefer();
     return this.vocabulary?.expand(term, maxDistance) ?? [];
   }
 
   /** Indexes `id` with one list of analyzed terms per field (in field order). Replaces an existing id. */
   add(id: string, fieldTerms: string[][]): void {
+    this.undefer();
     if (fieldTerms.length !== this.fields.length) {
       throw new Error(`Bm25fIndex.add: expected ${this.fields.length} fields, got ${fieldTerms.length}`);
     }
@@ -153,6 +173,7 @@ export class Bm25fIndex {
 
   /** Removes `id`; returns false when it was not indexed. Only the postings of its own terms are touched. */
   remove(id: string): boolean {
+    this.undefer();
     const slot = this.slotOf.get(id);
     if (slot === undefined) return false;
     const n = this.fields.length;
@@ -170,20 +191,39 @@ export class Bm25fIndex {
    * Ranks ids for analyzed query terms, best first, ties by id. Terms missing from the vocabulary are matched to
    * near terms at a discount.
    */
-  search(queryTerms: string[], limit: number, options: { fuzzy?: boolean } = {}): Ranked[] {
+  search(queryTerms: string[], limit: number, options: { fuzzy?: boolean; exhaustive?: boolean } = {}): Ranked[] {
     const scores = this.scoreBuffer();
     const touched: number[] = [];
+    const lists: { posting: Posting; factor: number }[] = [];
+    const add = (posting: Posting, weight: number) => lists.push({ posting, factor: weight * this.idf(posting) * (this.k1 + 1) });
     for (const [term, count] of countTerms(queryTerms)) {
       const posting = this.postings.get(term);
-      if (posting) this.accumulate(posting, count, scores, touched);
+      if (posting) add(posting, count);
       else if (options.fuzzy !== false) {
-        for (const near of this.nearTerms(term)) {
-          const weight = count * this.fuzzyPenalty ** near.distance;
-          this.accumulate(this.postings.get(near.term)!, weight, scores, touched);
-        }
+        for (const near of this.nearTerms(term)) add(this.postings.get(near.term)!, count * this.fuzzyPenalty ** near.distance);
       }
     }
-    const hits = topK(rankedOf(touched, scores, this.ids), limit);
+    // MaxScore pruning: a term adds less than its `factor` to any id. Terms go from the largest factor down; once the
+    // factors still to come sum to less than the k-th best score so far, no id untouched yet can reach the top k, so
+    // the remaining (common, long) lists only add to ids already touched. The result is the exhaustive one.
+    lists.sort((a, b) => b.factor - a.factor);
+    let remaining = lists.reduce((sum, l) => sum + l.factor, 0);
+    let done = 0;
+    let kth = 0;
+    let open = true;
+    for (const { posting, factor } of lists) {
+      remaining -= factor;
+      done += factor;
+      if (open) this.accumulate(posting, factor, scores, touched);
+      else this.accumulateTouched(posting, factor, scores, touched);
+      // No score can exceed the factors done so far, so the k-th best is only worth finding once they outweigh the
+      // rest; it never decreases, so a k-th best found earlier still closes the lists when the rest falls below it.
+      if (open && !options.exhaustive && touched.length >= limit && done > remaining) {
+        if (kth <= remaining && touched.length <= PRUNE_CHECK_LIMIT) kth = kthScore(touched, scores, limit);
+        open = kth <= remaining;
+      }
+    }
+    const hits = topSlots(touched, scores, this.ids, limit);
     for (const slot of touched) scores[slot] = 0;
     return hits;
   }
@@ -230,22 +270,103 @@ export class Bm25fIndex {
     });
   }
 
+  /** The built state in flat arrays (see `Bm25fState`); `fromState` with the same options restores it. */
+  exportState(): Bm25fState {
+    const terms = [...this.postings.keys()];
+    const offsets = new Int32Array(terms.length + 1);
+    terms.forEach((term, i) => (offsets[i + 1] = offsets[i] + this.postings.get(term)!.slots.length));
+    const slots = new Int32Array(offsets[terms.length]);
+    const tfs = new Int32Array(offsets[terms.length]);
+    terms.forEach((term, i) => {
+      const posting = this.postings.get(term)!;
+      slots.set(posting.slots, offsets[i]);
+      tfs.set(posting.tfs, offsets[i]);
+    });
+    const lengths = Int32Array.from(this.lengths, (x) => x ?? 0);
+    return { ids: this.ids.map((id) => id ?? null), lengths, terms, offsets, slots, tfs };
+  }
+
+  /** An index with `options` and a state from `exportState` (of an index with the same fields). */
+  static fromState(options: Bm25fOptions, state: Bm25fState): Bm25fIndex {
+    const index = new Bm25fIndex(options);
+    const n = index.fields.length;
+    if (state.lengths.length !== state.ids.length * n || state.offsets.length !== state.terms.length + 1) {
+      throw new Error("Bm25fIndex.fromState: the state does not fit these fields");
+    }
+    index.ids = state.ids.map((id) => id ?? undefined);
+    index.lengths = Array.from(state.lengths);
+    index.ids.forEach((id, slot) => {
+      if (id === undefined) return void index.freeSlots.push(slot);
+      index.slotOf.set(id, slot);
+      for (let f = 0; f < n; f++) index.totalLengths[f] += state.lengths[slot * n + f];
+    });
+    state.terms.forEach((term, i) => {
+      const slots = Array.from(state.slots.subarray(state.offsets[i], state.offsets[i + 1]));
+      index.postings.set(term, { slots, tfs: Array.from(state.tfs.subarray(state.offsets[i], state.offsets[i + 1])), version: -1 });
+    });
+    // Searching needs neither: each id's term list (for removal) and the typo vocabulary are made on first need.
+    index.deferred = true;
+    index.normVersion++;
+    return index;
+  }
+
+  /** Makes what `fromState` deferred: every id's term list and the typo vocabulary, in one pass over the lists. */
+  private undefer(): void {
+    if (!this.deferred) return;
+    this.deferred = false;
+    this.termsOf = this.ids.map((id) => (id === undefined ? undefined : []));
+    for (const [term, posting] of this.postings) {
+      this.vocabulary?.add(term);
+      for (const slot of posting.slots) this.termsOf[slot]!.push(term);
+    }
+  }
+
   private scoreBuffer(): Float64Array {
     if (this.scores.length < this.ids.length) this.scores = new Float64Array(Math.max(16, this.ids.length * 2));
     return this.scores;
   }
 
-  private accumulate(posting: Posting, weight: number, scores: Float64Array, touched: number[]): void {
-    const live = this.slotOf.size;
+  private idf(posting: Posting): number {
     const df = posting.slots.length;
-    const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
+    return Math.log(1 + (this.slotOf.size - df + 0.5) / (df + 0.5));
+  }
+
+  /** Adds a term's contribution (at most `factor`) to every id of its list. */
+  private accumulate(posting: Posting, factor: number, scores: Float64Array, touched: number[]): void {
     const pseudo = this.pseudoFrequencies(posting);
     const k1 = this.k1;
-    const factor = weight * idf * (k1 + 1);
     const slots = posting.slots;
     for (let i = 0; i < slots.length; i++) {
+      const tf = pseudo[i];
+      // A term found only in fields of weight 0 adds nothing; it must not count as a touch either, or an id first
+      // reached that way would be listed twice (a zero score is what marks an id untouched).
+      if (tf === 0) continue;
       const slot = slots[i];
       if (scores[slot] === 0) touched.push(slot);
+      scores[slot] += (factor * tf) / (tf + k1);
+    }
+  }
+
+  /**
+   * Like `accumulate`, for ids already touched only: each touched id is looked up in the (sorted) list when that is
+   * cheaper than reading the whole list, which is what keeps common words cheap in a large catalog.
+   */
+  private accumulateTouched(posting: Posting, factor: number, scores: Float64Array, touched: number[]): void {
+    const pseudo = this.pseudoFrequencies(posting);
+    const k1 = this.k1;
+    const slots = posting.slots;
+    if (touched.length * Math.log2(slots.length + 1) < slots.length) {
+      for (const slot of touched) {
+        const i = lowerBound(slots, slot);
+        if (slots[i] !== slot) continue;
+        const tf = pseudo[i];
+        scores[slot] += (factor * tf) / (tf + k1);
+      }
+      return;
+    }
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i];
+      if (scores[slot] === 0) continue;
       const tf = pseudo[i];
       scores[slot] += (factor * tf) / (tf + k1);
     }
@@ -281,8 +402,16 @@ export class Bm25fIndex {
       this.postings.set(term, (posting = { slots: [], tfs: [], version: -1 }));
       this.vocabulary?.add(term);
     }
-    posting.slots.push(slot);
-    posting.tfs.push(tf);
+    // Slots stay in ascending order (a reused slot is inserted in place), so a list can be probed by binary search.
+    const slots = posting.slots;
+    if (slots.length === 0 || slots[slots.length - 1] < slot) {
+      slots.push(slot);
+      posting.tfs.push(tf);
+    } else {
+      const at = lowerBound(slots, slot);
+      slots.splice(at, 0, slot);
+      posting.tfs.splice(at, 0, tf);
+    }
     posting.pseudo = undefined;
   }
 
@@ -301,12 +430,97 @@ export class Bm25fIndex {
   }
 }
 
+/** The first index of a sorted list whose value is ≥ `value`. */
+function lowerBound(list: number[], value: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Above this many touched ids, the k-th score is not looked for again (it would cost more than pruning saves). */
+const PRUNE_CHECK_LIMIT = 20_000;
+
+/** The k-th highest score among the touched slots (a bounded min-heap of scores). */
+function kthScore(slots: number[], scores: Float64Array, k: number): number {
+  const heap = new Float64Array(k);
+  let size = 0;
+  for (const slot of slots) {
+    const score = scores[slot];
+    if (size < k) {
+      let i = size++;
+      heap[i] = score;
+      while (i > 0 && heap[(i - 1) >> 1] > heap[i]) {
+        const p = (i - 1) >> 1;
+        [heap[i], heap[p]] = [heap[p], heap[i]];
+        i = p;
+      }
+    } else if (score > heap[0]) {
+      heap[0] = score;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < k && heap[l] < heap[m]) m = l;
+        if (r < k && heap[r] < heap[m]) m = r;
+        if (m === i) break;
+        [heap[i], heap[m]] = [heap[m], heap[i]];
+        i = m;
+      }
+    }
+  }
+  return heap[0];
+}
+
 function countTerms(terms: string[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
   return counts;
 }
 
-function* rankedOf(slots: number[], scores: Float64Array, ids: (string | undefined)[]): Iterable<Ranked> {
-  for (const slot of slots) yield { id: ids[slot]!, score: scores[slot] };
+/**
+ * The `k` best of the scored slots, best first, equal scores by id (the order of `compareRanked`). A bounded heap of
+ * slot numbers: a slot that cannot enter costs one comparison and no allocation, which matters when a common query
+ * word touches most of a 100k-tool catalog. Only the winners become `Ranked` objects.
+ */
+function topSlots(slots: number[], scores: Float64Array, ids: (string | undefined)[], k: number): Ranked[] {
+  if (k <= 0) return [];
+  const heap: number[] = [];
+  // Whether slot a ranks below slot b; the heap's root is the worst slot kept.
+  const worse = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && ids[a]! > ids[b]!);
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && worse(heap[l], heap[m])) m = l;
+      if (r < heap.length && worse(heap[r], heap[m])) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m], heap[i]];
+      i = m;
+    }
+  };
+  for (const slot of slots) {
+    if (heap.length < k) {
+      heap.push(slot);
+      for (let i = heap.length - 1; i > 0;) {
+        const parent = (i - 1) >> 1;
+        if (!worse(heap[i], heap[parent])) break;
+        [heap[i], heap[parent]] = [heap[parent], heap[i]];
+        i = parent;
+      }
+    } else {
+      // The common case, a slot below the k-th best, costs one comparison of two numbers.
+      const score = scores[slot];
+      const floor = scores[heap[0]];
+      if (score < floor || (score === floor && ids[slot]! > ids[heap[0]]!)) continue;
+      heap[0] = slot;
+      down(0);
+    }
+  }
+  return heap.map((slot) => ({ id: ids[slot]!, score: scores[slot] })).sort(compareRanked);
 }

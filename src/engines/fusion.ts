@@ -2,8 +2,12 @@
  * Hybrid ranking: fuses a lexical (BM25) and a dense (cosine) ranking into one. Both lists arrive best first with
  * their raw scores; the result is deterministic (equal fused scores break by id).
  *
- * Methods (measured on StableToolBench, MetaTool and StackFAQ: docs/embeddings.md):
- * - `adaptive` (default): standard scores, as `zscore`, with the lexical share set per query by how strong the BM25
+ * Methods (measured on StableToolBench, MetaTool, ToolAlpaca, StackFAQ and the scale set: docs/embeddings.md):
+ * - default: `zscore` at 0.5 with `confidence: "top"`: each list's standard scores, each list weighted by its own
+ *   evidence (how far its best hit stands above the rest). It was the best worst-set setting among those that stay
+ *   near BM25 when the dense list is noise (`scripts/tune-fusion.ts`); the former default, `adaptive`, set the
+ *   share from the raw BM25 score, whose scale moves with query length, catalog size and BM25 parameters.
+ * - `adaptive`: standard scores, as `zscore`, with the lexical share set per query by how strong the BM25
  *   match is: `top / (top + lexicalScale)` of the best raw BM25 score. A long query that matches rare words of a tool
  *   (StableToolBench queries name the API) leans on BM25; a short paraphrase with a weak lexical match (MetaTool)
  *   leans on the embedding. It beat every fixed share on the three sets taken together.
@@ -12,21 +16,35 @@
  * - `weighted`: BM25 scaled by its best score, cosine by min–max over the candidates, summed with weights.
  * - `rrf`: reciprocal-rank fusion, Σ 1/(k + rank), kept for comparison; it ignores score gaps and measured worst.
  */
+import { ToolsearchError } from "../errors.js";
 import { compareRanked, type Ranked } from "./top-k.js";
+
+/** A fusion of your own: the two rankings of one query in, the best `limit` out (best first). */
+export type FusionFunction = (input: FusionInput, limit: number) => Ranked[];
 
 /** How two rankings are fused. */
 export interface FusionOptions {
-  /** Default `weighted`. */
-  method?: "adaptive" | "weighted" | "zscore" | "rrf";
-  /** Share of the lexical score in `weighted` and `zscore` fusion, 0–1 (default 0.5). */
+  /** Default `zscore` (with `confidence: "top"`); or a function of your own (the tuning scripts use one to record the candidate lists). */
+  method?: "adaptive" | "weighted" | "zscore" | "rrf" | FusionFunction;
+  /** Share of the lexical score in `weighted` and `zscore` fusion, 0–1, before `confidence` (default 0.5). */
   lexicalWeight?: number;
   /** BM25 score at which `adaptive` gives both lists equal shares (default 15; chosen on a plateau from 10 to 20). */
   lexicalScale?: number;
   /** The k of `rrf` (default 60). */
   rrfK?: number;
+  /**
+   * In `adaptive` and `zscore`, scale each list's share by its own evidence: how far its best hit stands above the
+   * rest of the list, in standard deviations. When the engines disagree, the list with a clear winner then
+   * outweighs a flat one instead of being averaged with its noise. `top` (default): the best hit's standard score;
+   * `gap`: the gap between the two best in standard deviations; `agree`: `top` only as far as the two lists'
+   * scores are uncorrelated (see `agreement`); `false` turns it off.
+   */
+  confidence?: boolean | "top" | "gap" | "agree";
+  /** For `confidence: "agree"`: the correlation at which the two lists count as agreeing (default 0.3). */
+  agreement?: number;
 }
 
-export const DEFAULT_FUSION: Required<FusionOptions> = { method: "adaptive", lexicalWeight: 0.5, lexicalScale: 15, rrfK: 60 };
+export const DEFAULT_FUSION: Required<FusionOptions> = { method: "zscore", lexicalWeight: 0.5, lexicalScale: 15, rrfK: 60, confidence: "top", agreement: 0.3 };
 
 /** The two rankings of one query, best first, with raw scores. */
 export interface FusionInput {
@@ -44,16 +62,22 @@ export interface FusedHit extends Ranked {
 
 /** Fuses the rankings and returns the best `limit`. */
 export function fuse(input: FusionInput, limit: number, options: FusionOptions = {}): Ranked[] {
+  const method = options.method ?? DEFAULT_FUSION.method;
+  if (typeof method === "function") return method(input, limit);
   return fuseParts(input, options).slice(0, limit).map(({ id, score }) => ({ id, score }));
 }
 
 /** Every fused candidate, best first, with each list's part of its score (for `explain`). */
 export function fuseParts(input: FusionInput, options: FusionOptions = {}): FusedHit[] {
   const o = { ...DEFAULT_FUSION, ...options };
+  if (typeof o.method === "function") {
+    // A custom method returns scores only, so there are no parts to show.
+    throw new ToolsearchError("invalid_option", "explain cannot split the score of a custom fusion method into its lexical and dense parts.");
+  }
   const fused = o.method === "rrf" ? reciprocalRank(input, o.rrfK)
-    : o.method === "zscore" ? standardized(input, o.lexicalWeight)
+    : o.method === "zscore" ? standardized(input, withConfidence(input, o.lexicalWeight, o))
     : o.method === "weighted" ? weighted(input, o.lexicalWeight)
-    : standardized(input, adaptiveShare(input.lexical, o.lexicalScale));
+    : standardized(input, withConfidence(input, adaptiveShare(input.lexical, o.lexicalScale), o));
   return fused.sort(compareRanked);
 }
 
@@ -108,6 +132,40 @@ function standardized({ lexical, dense }: FusionInput, lexicalWeight: number): F
 function adaptiveShare(lexical: Ranked[], scale: number): number {
   const top = lexical.reduce((best, hit) => Math.max(best, hit.score), 0);
   return top / (top + scale);
+}
+
+/**
+ * The lexical share after weighing each list by its own evidence: the standard score of its best hit (`top`), or the
+ * gap between its two best hits in standard deviations (`gap`).
+ */
+function withConfidence(input: FusionInput, share: number, o: Required<FusionOptions>): number {
+  const { lexical, dense } = input;
+  const confidence = o.confidence;
+  if (!confidence) return share;
+  const evidence = (list: Ranked[]): number => {
+    const scores = list.map((h) => h.score).sort((a, b) => b - a);
+    const { mean, std } = stats(scores);
+    if (std === 0 || scores.length < 2) return 0;
+    return confidence === "gap" ? (scores[0] - scores[1]) / std : (scores[0] - mean) / std;
+  };
+  const l = share * evidence(lexical) ** (confidence === "agree" ? 4 : 1);
+  const d = (1 - share) * evidence(dense) ** (confidence === "agree" ? 4 : 1);
+  const weighed = l + d > 0 ? l / (l + d) : share;
+  if (confidence !== "agree") return weighed;
+  const a = Math.min(1, Math.max(0, correlation(input) / o.agreement));
+  return a * share + (1 - a) * weighed;
+}
+
+/** Pearson correlation of the two engines' scores over the lexical candidates (each has both scores). */
+function correlation({ lexical, dense }: FusionInput): number {
+  const denseScores = new Map(dense.map((h) => [h.id, h.score]));
+  const pairs = lexical.filter((h) => denseScores.has(h.id)).map((h) => [h.score, denseScores.get(h.id)!]);
+  if (pairs.length < 3) return 1;
+  const x = stats(pairs.map((p) => p[0]));
+  const y = stats(pairs.map((p) => p[1]));
+  if (x.std === 0 || y.std === 0) return 1;
+  const cov = pairs.reduce((sum, [a, b]) => sum + (a - x.mean) * (b - y.mean), 0) / pairs.length;
+  return cov / (x.std * y.std);
 }
 
 function stats(values: number[]): { mean: number; std: number } {

@@ -153,6 +153,14 @@ export class VectorIndex {
     if (this.wasm) this.quantize(slot);
   }
 
+  /** Every id with its unit vector (row `i` of `vectors` is `ids[i]`), copied out for snapshots. */
+  exportRows(): { ids: string[]; vectors: Float32Array } {
+    const d = this.dimensions;
+    const vectors = new Float32Array(this.ids.length * d);
+    this.ids.forEach((_, slot) => vectors.set(this.f32.subarray(this.rowStart(slot), this.rowStart(slot) + d), slot * d));
+    return { ids: [...this.ids], vectors };
+  }
+
   /** Removes `id`; returns false when it was not there. */
   remove(id: string): boolean {
     const slot = this.slots.get(id);

@@ -3,33 +3,50 @@
  * the regex engine gets a pattern made of the query's words (its query language is patterns, the labels' is words).
  * Shared by `toolsearch eval` and the service's eval route, so both measure the same thing.
  */
-import type { DocumentIndex } from "../indexes/document-index.js";
-import type { DocumentEngine } from "../indexes/document-index-options.js";
-import type { ToolIndex } from "../indexes/tool-index.js";
-import type { ToolEngine } from "../indexes/tool-index-options.js";
+import { DocumentIndex } from "../indexes/document-index.js";
+import { type DocumentEngine, PLAIN_DOCUMENT_BM25 } from "../indexes/document-index-options.js";
+import { ToolIndex } from "../indexes/tool-index.js";
+import { PLAIN_TOOL_BM25, type ToolEngine } from "../indexes/tool-index-options.js";
 import { patternFromQuery } from "./regex-pattern.js";
 import type { Explainer } from "./report-data.js";
 import type { Searcher } from "./runner.js";
 
 const TOP = 10;
 
+/**
+ * The reference engine `eval` can add to the index's own: plain BM25 (one bag of words, k1 0.9, b 0.4, exact terms) on
+ * the same analyzer and engine, so a report shows what the tuned defaults gain over it.
+ */
+export const PLAIN_ENGINE = "bm25-plain";
+
 /** A searcher per engine over a tool index, and one explainer that explains with the same query each engine saw. */
-export function toolEvaluators(index: ToolIndex, engines: ToolEngine[]): { searchers: Record<string, Searcher>; explain: Explainer } {
+export function toolEvaluators(index: ToolIndex, engines: (ToolEngine | typeof PLAIN_ENGINE)[]): { searchers: Record<string, Searcher>; explain: Explainer } {
+  const plain = engines.includes(PLAIN_ENGINE) ? new ToolIndex(index.list(), { bm25: PLAIN_TOOL_BM25 }) : undefined;
   const searchers: Record<string, Searcher> = {};
   for (const engine of engines) {
-    searchers[engine] = engine === "regex"
-      ? (q) => index.searchSync(patternFromQuery(q), { engine: "regex", limit: TOP }).map((h) => h.name)
-      : async (q) => (await index.search(q, { engine, limit: TOP })).map((h) => h.name);
+    searchers[engine] = engine === PLAIN_ENGINE
+      ? (q) => plain!.searchSync(q, { limit: TOP }).map((h) => h.name)
+      : engine === "regex"
+        ? (q) => index.searchSync(patternFromQuery(q), { engine: "regex", limit: TOP }).map((h) => h.name)
+        : async (q) => (await index.search(q, { engine, limit: TOP })).map((h) => h.name);
   }
   const explain: Explainer = (engine, q, id) =>
-    engine === "regex" ? index.explain(patternFromQuery(q), id, { engine: "regex" }) : index.explain(q, id, { engine: engine as ToolEngine });
+    engine === PLAIN_ENGINE ? plain!.explain(q, id, { engine: "bm25" })
+      : engine === "regex" ? index.explain(patternFromQuery(q), id, { engine: "regex" })
+      : index.explain(q, id, { engine: engine as ToolEngine });
   return { searchers, explain };
 }
 
 /** The same over a document index (ranking document ids). */
-export function documentEvaluators(index: DocumentIndex, engines: DocumentEngine[]): { searchers: Record<string, Searcher>; explain: Explainer } {
+export function documentEvaluators(index: DocumentIndex, engines: (DocumentEngine | typeof PLAIN_ENGINE)[]): { searchers: Record<string, Searcher>; explain: Explainer } {
+  const plain = engines.includes(PLAIN_ENGINE) ? new DocumentIndex(index.ids().map((id) => index.get(id)!), { bm25: PLAIN_DOCUMENT_BM25 }) : undefined;
   const searchers: Record<string, Searcher> = {};
-  for (const engine of engines) searchers[engine] = async (q) => (await index.search(q, { engine, limit: TOP })).map((h) => h.id);
-  const explain: Explainer = (engine, q, id) => index.explain(q, id, { engine: engine as DocumentEngine });
+  for (const engine of engines) {
+    searchers[engine] = engine === PLAIN_ENGINE
+      ? async (q) => (await plain!.search(q, { limit: TOP })).map((h) => h.id)
+      : async (q) => (await index.search(q, { engine, limit: TOP })).map((h) => h.id);
+  }
+  const explain: Explainer = (engine, q, id) =>
+    engine === PLAIN_ENGINE ? plain!.explain(q, id, { engine: "bm25" }) : index.explain(q, id, { engine: engine as DocumentEngine });
   return { searchers, explain };
 }

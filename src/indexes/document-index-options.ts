@@ -29,6 +29,17 @@ export const DEFAULT_DOCUMENT_BM25 = {
 } as const satisfies DocumentBm25Options;
 
 /**
+ * The plain BM25 reference for documents (k1 0.9, b 0.4, title and passage weighted alike, exact terms), run by the
+ * same engine on the same analyzer as the defaults; `toolsearch eval --docs … --engine bm25-plain`.
+ */
+export const PLAIN_DOCUMENT_BM25: DocumentBm25Options = {
+  k1: 0.9,
+  title: { weight: 1, b: 0.4 },
+  body: { weight: 1, b: 0.4 },
+  fuzzy: false,
+};
+
+/**
  * How passage scores make a document's score: the best passage counts fully, the next ones by `decay`, `decay²` …
  * (up to `passages` of them). With the default `decay` 0 a document scores by its best passage alone: on StackFAQ
  * a decay helped with short passages and hurt with long ones (docs/documents.md), so it is off unless asked for.

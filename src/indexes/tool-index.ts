@@ -14,10 +14,10 @@ import type { AnthropicTool, Tool } from "../catalog/tool.js";
 import { checkItem } from "../catalog/validate.js";
 import type { Embedder } from "../embeddings/embedder.js";
 import type { EmbedProgress } from "../embeddings/provider.js";
-import { HYBRID_CANDIDATES, needsAsync, querySentences, SemanticStore } from "../embeddings/semantic-store.js";
+import { HYBRID_CANDIDATES, needsAsync, querySentences, SemanticStore, type VectorState } from "../embeddings/semantic-store.js";
 import { toolEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
-import { Bm25fIndex } from "../engines/bm25f.js";
+import { Bm25fIndex, type Bm25fOptions } from "../engines/bm25f.js";
 import { RegexIndex } from "../engines/regex.js";
 import type { Ranked } from "../engines/top-k.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
@@ -27,6 +27,7 @@ import {
   type Explanation, type ExplainOptions, explainedFields, explainedParts, explainedSimilarity, explainedTerms,
   NOT_A_HYBRID_CANDIDATE, placeIn,
 } from "./explain.js";
+import { analyzerSettings, checkAnalyzer, decodeSnapshot, encodeSnapshot, invalid } from "./snapshot.js";
 import { REGEX_FIELD_NAMES, regexFields, TOOL_FIELDS, toolTexts } from "./tool-fields.js";
 import {
   DEFAULT_LIMIT, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
@@ -36,23 +37,101 @@ import {
 export class ToolIndex {
   readonly analyzer: Analyzer;
   private readonly tools = new Map<string, Tool>();
-  private readonly bm25: Bm25fIndex;
+  private bm25: Bm25fIndex;
+  private readonly bm25Options: Bm25fOptions;
+  private readonly options: ToolIndexOptions;
   private readonly regex = new RegexIndex(3);
   /** Vectors for the `semantic` and `hybrid` engines, made on first use. */
   private readonly semantic: SemanticStore;
   private readonly embeddingText: ToolIndexOptions["embeddingText"];
+  /**
+   * Set on an index loaded from a snapshot until first needed: the regex texts and embedding texts of its tools are
+   * made then (with the saved vectors), so that a BM25-only service pays nothing for them at start.
+   */
+  private deferred: { vectors?: VectorState } | undefined;
+  /** Whether every field goes into one bag (plain BM25) rather than its own BM25F field. */
+  private readonly bag: boolean;
 
   constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
     this.analyzer = createAnalyzer(options.analyzer);
     this.semantic = new SemanticStore(options.embedder, options.fusion);
     this.embeddingText = options.embeddingText;
+    this.options = options;
     const bm25 = options.bm25 ?? {};
-    this.bm25 = new Bm25fIndex({
+    this.bag = bm25.bag !== undefined;
+    this.bm25Options = {
       k1: bm25.k1 ?? DEFAULT_TOOL_BM25.k1,
-      fields: TOOL_FIELDS.map((name) => ({ name, ...DEFAULT_TOOL_BM25.fields[name], ...bm25.fields?.[name] })),
+      fields: bm25.bag
+        ? [{ name: "all", weight: 1, b: bm25.bag.b }]
+        : TOOL_FIELDS.map((name) => ({ name, ...DEFAULT_TOOL_BM25.fields[name], ...bm25.fields?.[name] })),
       fuzzy: bm25.fuzzy,
-    });
+    };
+    this.bm25 = new Bm25fIndex(this.bm25Options);
     for (const tool of tools) this.index(tool);
+  }
+
+  /**
+   * The built index as bytes: tools, BM25 postings and any vectors made so far. `ToolIndex.fromSnapshot` loads it
+   * without analyzing a text or calling the embedder, several times faster than a rebuild (docs/benchmarks.md,
+   * "Scale"). Keep it beside the catalog it came from and rebuild when the catalog changes.
+   *
+   * @example
+   * ```ts
+   * writeFileSync("catalog.snapshot", tools.snapshot());
+   * const again = ToolIndex.fromSnapshot(readFileSync("catalog.snapshot"));
+   * ```
+   */
+  snapshot(): Buffer {
+    this.undefer();
+    const state = this.bm25.exportState();
+    const vectors = this.semantic.exportVectors();
+    const header = {
+      kind: "tools",
+      analyzer: analyzerSettings(this.options.analyzer),
+      bag: this.bag,
+      tools: [...this.tools.values()].map(storedTool),
+      bm25: { ids: state.ids, terms: state.terms },
+      vectors: vectors && { embedder: vectors.embedder, dimensions: vectors.dimensions, ids: vectors.ids, texts: vectors.texts },
+    };
+    return encodeSnapshot(header, { lengths: state.lengths, offsets: state.offsets, slots: state.slots, tfs: state.tfs, vectors: vectors?.vectors });
+  }
+
+  /**
+   * Loads a `snapshot()`. `options` are those of the constructor: BM25 weights, fusion and the embedder may differ from
+   * the saved index's, the analyzer and `bm25.bag` may not (`snapshot_invalid`). Saved vectors are used when they
+   * come from the same embedding provider.
+   */
+  static fromSnapshot(snapshot: Uint8Array, options: ToolIndexOptions = {}): ToolIndex {
+    const { header, sections } = decodeSnapshot(snapshot, "tools");
+    checkAnalyzer(header.analyzer, analyzerSettings(options.analyzer));
+    const index = new ToolIndex([], options);
+    if (header.bag !== index.bag) throw invalid(`it was built ${header.bag ? "with" : "without"} bm25.bag, these options ${index.bag ? "have" : "do not have"} it`);
+    const bm25 = header.bm25 as { ids: (string | null)[]; terms: string[] };
+    const i32 = (name: string) => {
+      if (!(sections[name] instanceof Int32Array)) throw invalid(`its section ${name} is missing`);
+      return sections[name] as Int32Array;
+    };
+    try {
+      index.bm25 = Bm25fIndex.fromState(index.bm25Options, { ...bm25, lengths: i32("lengths"), offsets: i32("offsets"), slots: i32("slots"), tfs: i32("tfs") });
+    } catch (error) {
+      throw error instanceof ToolsearchError ? error : invalid((error as Error).message);
+    }
+    for (const stored of header.tools as StoredTool[]) index.restore(stored);
+    const vectors = header.vectors as Omit<VectorState, "vectors"> | undefined;
+    index.deferred = { vectors: vectors && sections.vectors instanceof Float32Array ? { ...vectors, vectors: sections.vectors } : undefined };
+    return index;
+  }
+
+  /** Makes what a restored index deferred (see `deferred`); a no-op once done or for a built index. */
+  private undefer(): void {
+    if (!this.deferred) return;
+    const { vectors } = this.deferred;
+    this.deferred = undefined;
+    for (const tool of this.tools.values()) {
+      this.regex.add({ id: tool.name, fields: regexFields(tool, toolTexts(tool)) });
+      this.semantic.set(tool.name, toolEmbeddingText(tool, this.embeddingText));
+    }
+    if (vectors) this.semantic.importVectors(vectors);
   }
 
   /** Loads a catalog file (JSON, `{tools:[…]}`, JSONL or YAML; any tool shape). Refuses a bad file whole. */
@@ -131,6 +210,7 @@ export class ToolIndex {
     const engine = options.engine ?? "bm25";
     if (engine !== "semantic" && engine !== "hybrid") return this.searchSync(query, options);
     const limit = checkLimit(options.limit);
+    this.undefer();
     await this.semantic.prepare();
     const vector = await this.semantic.embedQuery(query);
     const ranked = engine === "semantic"
@@ -144,7 +224,13 @@ export class ToolIndex {
    * search does not pay for it; `onProgress` counts the tools actually sent to the provider.
    */
   async prepareEmbeddings(onProgress?: EmbedProgress): Promise<void> {
+    this.undefer();
     await this.semantic.prepare(onProgress);
+  }
+
+  /** Number of tools that have a vector (embedded, from the cache, or loaded from a snapshot). */
+  get vectorCount(): number {
+    return this.deferred ? (this.deferred.vectors?.ids.length ?? 0) : this.semantic.vectorCount;
   }
 
   /** The embedder behind `semantic` and `hybrid` (created on first use). */
@@ -158,7 +244,10 @@ export class ToolIndex {
     const engine = options.engine ?? "bm25";
     let ranked: Ranked[];
     if (engine === "bm25") ranked = this.bm25.search(this.analyzer.analyze(query), limit, { fuzzy: options.fuzzy });
-    else if (engine === "regex") ranked = this.regex.search(query, limit);
+    else if (engine === "regex") {
+      this.undefer();
+      ranked = this.regex.search(query, limit);
+    }
     else if (engine === "semantic" || engine === "hybrid") throw needsAsync(engine);
     else throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)}: use ${TOOL_ENGINES.join(", ")}.`);
     return ranked.map((hit) => this.toHit(hit));
@@ -227,13 +316,31 @@ export class ToolIndex {
     return checked.tool;
   }
 
+  /** Puts back a saved tool; its BM25 terms are in the snapshot, its other texts are made when first needed. */
+  private restore(stored: StoredTool): void {
+    const [name, description, shape, definition, extras, title, schema] = stored;
+    const tool: Tool = { name, description, inputSchema: schema ?? definition.input_schema, shape, definition, extras };
+    if (typeof extras.category === "string") tool.category = extras.category;
+    if (title !== null) tool.title = title;
+    this.tools.set(name, tool);
+  }
+
   private index(tool: Tool): void {
     const texts = toolTexts(tool);
     this.tools.set(tool.name, tool);
-    this.bm25.add(tool.name, TOOL_FIELDS.map((field) => this.analyzer.analyze(texts[field])));
+    const fieldTerms = TOOL_FIELDS.map((field) => this.analyzer.analyze(texts[field]));
+    this.bm25.add(tool.name, this.bag ? [fieldTerms.flat()] : fieldTerms);
     this.regex.add({ id: tool.name, fields: regexFields(tool, texts) });
     this.semantic.set(tool.name, toolEmbeddingText(tool, this.embeddingText));
   }
+}
+
+/** A tool as a snapshot keeps it: a tuple, with the schema only when it is not the definition's own. */
+type StoredTool = [string, string, Tool["shape"], Tool["definition"], Record<string, unknown>, string | null, Tool["inputSchema"] | null];
+
+function storedTool(tool: Tool): StoredTool {
+  const schema = tool.inputSchema === tool.definition.input_schema ? null : tool.inputSchema;
+  return [tool.name, tool.description, tool.shape, tool.definition, tool.extras, tool.title ?? null, schema];
 }
 
 /** Validates a result limit (1–50, default 5). */

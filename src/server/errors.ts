@@ -44,6 +44,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_usage: 400,
   dependency_missing: 500,
   file_unwritable: 500,
+  snapshot_invalid: 400,
 };
 
 /** The body of every error answer. */

@@ -57,9 +57,32 @@ test("adaptive fusion leans on BM25 when its match is strong and on the embeddin
   const dense = [{ id: "paraphrase", score: 0.7 }, { id: "keyword", score: 0.45 }, { id: "c", score: 0.3 }, { id: "d", score: 0.28 }];
   const strong = [{ id: "keyword", score: 60 }, { id: "c", score: 12 }];
   const weak = [{ id: "keyword", score: 2 }, { id: "c", score: 1.5 }];
-  assert.equal(fuse({ lexical: strong, dense }, 1)[0].id, "keyword");
-  assert.equal(fuse({ lexical: weak, dense }, 1)[0].id, "paraphrase");
-  assert.equal(fuse({ lexical: [], dense }, 1)[0].id, "paraphrase");
+  const adaptive = { method: "adaptive", confidence: false } as const;
+  assert.equal(fuse({ lexical: strong, dense }, 1, adaptive)[0].id, "keyword");
+  assert.equal(fuse({ lexical: weak, dense }, 1, adaptive)[0].id, "paraphrase");
+  assert.equal(fuse({ lexical: [], dense }, 1, adaptive)[0].id, "paraphrase");
+});
+
+test("the default fusion falls back to the informative list when the other is noise", () => {
+  let seed = 11;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const ids = Array.from({ length: 50 }, (_, i) => `t${i}`);
+  const trial = (options: object, noise: "dense" | "lexical") => {
+    let kept = 0;
+    for (let t = 0; t < 300; t++) {
+      const informative = ids.map((id, i) => ({ id, score: 25 / (1 + i * 0.5) + random() }));
+      const flat = ids.map((id) => ({ id, score: 0.2 + 0.3 * random() }));
+      const [lexical, dense] = noise === "dense" ? [informative, flat] : [flat.map((h) => ({ ...h, score: h.score * 20 })), informative.map((h) => ({ ...h, score: h.score / 30 }))];
+      const input = { lexical: lexical.sort((a, b) => b.score - a.score), dense: dense.sort((a, b) => b.score - a.score) };
+      if (fuse(input, 1, options)[0].id === "t0") kept++;
+    }
+    return kept / 300;
+  };
+  for (const noise of ["dense", "lexical"] as const) {
+    const weighed = trial({}, noise);
+    assert.ok(weighed >= 0.97, `${noise} noise: the informative list's best stays first in ${weighed}`);
+    assert.ok(trial({ confidence: false }, noise) < weighed, `${noise} noise: plain standard scores follow the noise more`);
+  }
 });
 
 test("fusion is deterministic on ties and works with one list empty", () => {

@@ -4,14 +4,15 @@ import { basename } from "node:path";
 import type { Command } from "commander";
 import { ToolsearchError } from "../../errors.js";
 import { ToolIndex } from "../../indexes/tool-index.js";
-import { TOOL_ENGINES, type ToolEngine } from "../../indexes/tool-index-options.js";
+import { PLAIN_TOOL_BM25, TOOL_ENGINES, type ToolEngine } from "../../indexes/tool-index-options.js";
 import { loadQueries } from "../../eval/queries.js";
 import type { LabelledQuery } from "../../eval/queries.js";
 import { buildReportData, type Explainer } from "../../eval/report-data.js";
 import { renderReportHtml } from "../../eval/report-html.js";
 import { type EngineRun, type EvalReport, evaluateRuns, type Searcher } from "../../eval/runner.js";
-import { toolEvaluators } from "../../eval/searchers.js";
+import { PLAIN_ENGINE, toolEvaluators } from "../../eval/searchers.js";
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
+import { openCatalog } from "../index-cache.js";
 import { parseInteger, printJson, printLines, table, UsageError } from "../output.js";
 import { createProgress } from "../progress.js";
 
@@ -28,15 +29,19 @@ interface EvalFlags extends EmbedderFlags {
 /** Builds one searcher per engine name for the item set the flags name. */
 export type SearcherFactory = (engines: string[], flags: EvalFlags) => Promise<{ known: (id: string) => boolean; searchers: Record<string, Searcher>; explain: Explainer }>;
 
+
 /** Tools: every engine ranks the top 10; the regex engine gets a pattern derived from the query's words. */
 export const toolSearchers: SearcherFactory = async (engines, flags) => {
-  const embedder = needsEmbeddings(...engines) ? await embedderFromFlags(flags, true) : undefined;
-  const index = await ToolIndex.fromFile(flags.catalog!, { embedder });
-  if (embedder) await prepareWithProgress(index, "embedding tools");
   for (const engine of engines) {
-    if (!TOOL_ENGINES.includes(engine as ToolEngine)) throw new UsageError(`unknown engine ${JSON.stringify(engine)} for tools: use ${TOOL_ENGINES.join(", ")}`);
+    if (engine !== PLAIN_ENGINE && !TOOL_ENGINES.includes(engine as ToolEngine)) {
+      throw new UsageError(`unknown engine ${JSON.stringify(engine)} for tools: use ${[...TOOL_ENGINES, PLAIN_ENGINE].join(", ")}`);
+    }
   }
-  const { searchers, explain } = toolEvaluators(index, engines as ToolEngine[]);
+  const embedder = needsEmbeddings(...engines) ? await embedderFromFlags(flags, true) : undefined;
+  const { index, save } = await openCatalog(flags.catalog!, { embedder }, flags.cache);
+  if (embedder) await prepareWithProgress(index, "embedding tools");
+  save();
+  const { searchers, explain } = toolEvaluators(index, engines as (ToolEngine | typeof PLAIN_ENGINE)[]);
   return { known: (id) => index.get(id) !== undefined, searchers, explain };
 };
 
@@ -50,7 +55,7 @@ export function registerEval(program: Command): void {
     .option("-c, --catalog <file>", "tool catalog")
     .option("-d, --docs <path>", "documents (JSONL or a folder of Markdown)")
     .requiredOption("-q, --queries <file>", "labelled queries (JSONL: {id, query, relevant})")
-    .option("-e, --engine <list>", "comma-separated engines", "bm25")
+    .option("-e, --engine <list>", `comma-separated engines (and ${PLAIN_ENGINE}, the plain BM25 reference)`, "bm25")
     .option("-n, --max-queries <n>", "evaluate only the first N queries", parseInteger("--max-queries", 1, 10_000_000))
     .option("--report <file.html>", "also write a self-contained HTML report: charts, and the missed queries with explanations")
     .option("--json", "machine-readable output");

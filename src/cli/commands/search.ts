@@ -1,9 +1,10 @@
 /** `toolsearch search QUERY --catalog FILE [--engine E] [--limit N]` */
 import type { Command } from "commander";
-import { ToolIndex } from "../../indexes/tool-index.js";
+import type { ToolIndex } from "../../indexes/tool-index.js";
 import { MAX_LIMIT, TOOL_ENGINES, type ToolEngine } from "../../indexes/tool-index-options.js";
 import { truncateAtWord } from "../../text/truncate.js";
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
+import { openCatalog } from "../index-cache.js";
 import { parseInteger, printJson, printLines } from "../output.js";
 
 interface SearchFlags extends EmbedderFlags {
@@ -25,8 +26,9 @@ export function registerSearch(program: Command): void {
   addEmbedderOptions(command)
     .action(async (query: string, flags: SearchFlags) => {
       const embedder = needsEmbeddings(flags.engine) ? await embedderFromFlags(flags) : undefined;
-      const index = await ToolIndex.fromFile(flags.catalog, { embedder });
+      const { index, save } = await openCatalog(flags.catalog, { embedder }, flags.cache);
       if (embedder) await prepareWithProgress(index, "embedding tools");
+      save();
       const results = await index.search(query, { engine: flags.engine as ToolEngine, limit: flags.limit }).finally(() => embedder?.close());
       if (flags.json) return printJson({ engine: flags.engine, query, results });
       if (results.length === 0) return printLines(noMatch(index, query, flags.engine));

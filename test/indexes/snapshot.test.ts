@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Embedder } from "../../src/embeddings/embedder.js";
+import type { EmbeddingProvider } from "../../src/embeddings/provider.js";
+import { ToolsearchError } from "../../src/errors.js";
+import { ToolIndex } from "../../src/indexes/tool-index.js";
+import { CountingProvider, useLite } from "../embeddings/helpers.js";
+import { fixture } from "../helpers/files.js";
+
+const QUERIES = ["weather in Paris", "Lay thong tin khach hang", "convert currency", "stock price of a company", "kiem tra ton kho", "wether"];
+const paths = [fixture("catalogs", "weather-finance.json"), fixture("catalogs", "enterprise.json")];
+
+/** No disk cache: every text a provider is asked for is really sent to it. */
+const uncached = (provider: EmbeddingProvider) => new Embedder(provider, { cache: false });
+
+const isCode = (code: string) => (error: unknown) => error instanceof ToolsearchError && error.code === code;
+
+describe("ToolIndex snapshots", () => {
+  for (const path of paths) {
+    it(`a loaded snapshot answers exactly as the built index (${path.split("/").pop()})`, async () => {
+      const built = await ToolIndex.fromFile(path);
+      const loaded = ToolIndex.fromSnapshot(built.snapshot());
+      assert.deepEqual(loaded.names(), built.names());
+      for (const q of QUERIES) {
+        assert.deepEqual(loaded.searchSync(q, { limit: 10 }), built.searchSync(q, { limit: 10 }), q);
+        assert.deepEqual(loaded.searchSync(q, { limit: 10, fuzzy: false }), built.searchSync(q, { limit: 10, fuzzy: false }), q);
+        assert.deepEqual(loaded.searchSync("(?i)get_|customer", { engine: "regex", limit: 10 }), built.searchSync("(?i)get_|customer", { engine: "regex", limit: 10 }));
+      }
+      for (const name of built.names()) assert.deepEqual(loaded.describe(name), built.describe(name));
+      assert.deepEqual(loaded.suggest("wether"), built.suggest("wether"));
+    });
+  }
+
+  it("stays editable: add, replace and remove after loading give what a fresh build gives", async () => {
+    const built = await ToolIndex.fromFile(paths[0]);
+    const loaded = ToolIndex.fromSnapshot(built.snapshot());
+    const extra = { name: "get_air_quality", description: "Air quality index of a city", input_schema: { type: "object", properties: { city: { type: "string" } } } };
+    for (const index of [built, loaded]) {
+      index.add(extra);
+      index.remove("get_timezone");
+      index.replace({ ...extra, description: "Air pollution and quality index of a city" });
+    }
+    for (const q of [...QUERIES, "air pollution", "time zone"]) assert.deepEqual(loaded.searchSync(q, { limit: 10 }), built.searchSync(q, { limit: 10 }));
+    assert.deepEqual(loaded.searchSync("air", { engine: "regex" }), built.searchSync("air", { engine: "regex" }));
+    assert.equal(loaded.get("get_timezone"), undefined);
+  });
+
+  it("takes BM25 weights from the loader's options, as a build with them would", async () => {
+    const options = { bm25: { k1: 2, fields: { description: { weight: 3 } } } };
+    const built = await ToolIndex.fromFile(paths[0], options);
+    const loaded = ToolIndex.fromSnapshot((await ToolIndex.fromFile(paths[0])).snapshot(), options);
+    for (const q of QUERIES) assert.deepEqual(loaded.searchSync(q, { limit: 10 }), built.searchSync(q, { limit: 10 }));
+  });
+
+  it("keeps the vectors: a loaded index embeds only the query", async () => {
+    const first = new CountingProvider();
+    const built = await ToolIndex.fromFile(paths[0], { embedder: uncached(first) });
+    await built.prepareEmbeddings();
+    assert.ok(first.seen.length >= 8);
+    const second = new CountingProvider();
+    const loaded = ToolIndex.fromSnapshot(built.snapshot(), { embedder: uncached(second) });
+    const hits = await loaded.search("will it rain tomorrow", { engine: "hybrid", limit: 3 });
+    assert.deepEqual(second.seen, ["will it rain tomorrow"]);
+    assert.deepEqual(hits.map((h) => h.name), (await built.search("will it rain tomorrow", { engine: "hybrid", limit: 3 })).map((h) => h.name));
+    assert.equal(hits[0].name, "get_forecast");
+  });
+
+  it("re-embeds only tools whose text changed, and ignores vectors of another provider", async () => {
+    const built = await ToolIndex.fromFile(paths[0], { embedder: uncached(new CountingProvider()) });
+    await built.prepareEmbeddings();
+    const snapshot = built.snapshot();
+    const counting = new CountingProvider();
+    const loaded = ToolIndex.fromSnapshot(snapshot, { embedder: uncached(counting) });
+    loaded.replace({ name: "get_timezone", description: "Time zone and UTC offset of a place", input_schema: { type: "object", properties: {} } });
+    await loaded.prepareEmbeddings();
+    assert.equal(counting.seen.length, 1);
+    const other = new CountingProvider({ id: "other-model", dimensions: 512, embed: (texts) => useLite.embed(texts) });
+    const elsewhere = ToolIndex.fromSnapshot(snapshot, { embedder: uncached(other) });
+    await elsewhere.prepareEmbeddings();
+    assert.equal(other.seen.length, built.size);
+  });
+
+  it("refuses damaged or mismatched snapshots with snapshot_invalid", async () => {
+    const snapshot = (await ToolIndex.fromFile(paths[0])).snapshot();
+    assert.throws(() => ToolIndex.fromSnapshot(Buffer.from("not a snapshot")), isCode("snapshot_invalid"));
+    assert.throws(() => ToolIndex.fromSnapshot(snapshot.subarray(0, snapshot.length - 9)), isCode("snapshot_invalid"));
+    assert.throws(() => ToolIndex.fromSnapshot(snapshot.subarray(0, 40)), isCode("snapshot_invalid"));
+    assert.throws(() => ToolIndex.fromSnapshot(snapshot, { analyzer: { stem: false } }), /analyzer settings/);
+    assert.throws(() => ToolIndex.fromSnapshot(snapshot, { bm25: { bag: { b: 0.4 } } }), /bag/);
+  });
+});
