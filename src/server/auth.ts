@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ToolsearchError } from "../errors.js";
 import { KeyCache } from "../store/key-cache.js";
-import { newId } from "../store/sqlite.js";
+import { newId } from "../store/records.js";
 import { type ApiKeyRecord, type Scope, SCOPES, type Store } from "../store/types.js";
 
 /** The key a request was authenticated with (with `--no-auth`: an anonymous admin). */

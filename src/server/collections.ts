@@ -19,7 +19,7 @@ import { DocumentIndex } from "../indexes/document-index.js";
 import { ToolIndex } from "../indexes/tool-index.js";
 import { parseGatewayConfig } from "../mcp/config.js";
 import { Gateway, type GatewayOptions } from "../mcp/gateway.js";
-import { unknownCollection } from "../store/sqlite.js";
+import { unknownCollection } from "../store/records.js";
 import type { Change, CollectionKind, CollectionRecord, ItemRecord, Store, Unsubscribe } from "../store/types.js";
 
 /** Options of `Collections`. */

@@ -18,7 +18,7 @@
  */
 import pg from "pg";
 import { ToolsearchError } from "../errors.js";
-import { checkMatch, etagOf, type KeyRow, toKey, toVector, unknownCollection } from "./sqlite.js";
+import { checkMatch, etagOf, type KeyRow, toKey, toVector, unknownCollection } from "./records.js";
 import type {
   ApiKeyRecord,
   Change,

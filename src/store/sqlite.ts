@@ -9,11 +9,11 @@
  * `busy_timeout` makes a writer wait for the lock instead of failing. `onChange` is announced only to listeners in
  * this process; another process's writes show up in `changesSince`.
  */
-import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { ToolsearchError } from "../errors.js";
+import { checkMatch, etagOf, type KeyRow, newId, toKey, toVector, unknownCollection } from "./records.js";
 import type {
   ApiKeyRecord,
   Change,
@@ -74,15 +74,6 @@ interface ItemRow {
   body: string;
   etag: string;
   updated_at: string;
-}
-
-export interface KeyRow {
-  id: string;
-  scope: Scope;
-  collection: string | null;
-  label: string | null;
-  created_at: string;
-  revoked_at: string | null;
 }
 
 /**
@@ -500,53 +491,12 @@ const VECTOR_SELECT = `SELECT hash, vector FROM vectors WHERE provider = ? AND h
 
 const COLLECTION_SELECT = "SELECT c.*, (SELECT count(*) FROM items i WHERE i.collection = c.name) AS size FROM collections c";
 
-/** The error for a collection the store does not hold. */
-export function unknownCollection(name: string): ToolsearchError {
-  return new ToolsearchError("unknown_collection", `Unknown collection ${JSON.stringify(name)}.`, { details: { collection: name } });
-}
-
-/** Throws `precondition_failed` when `ifMatch` is given and differs from the current ETag (or the item is absent). */
-export function checkMatch(collection: string, key: string, current: { etag: string } | undefined, options: WriteOptions): void {
-  if (options.ifMatch === undefined || current?.etag === options.ifMatch) return;
-  const now = current ? `its current ETag is ${JSON.stringify(current.etag)}` : "it does not exist";
-  throw new ToolsearchError("precondition_failed", `${collection}/${key}: If-Match ${JSON.stringify(options.ifMatch)} does not match (${now}); nothing was changed`, {
-    details: { collection, key, etag: current?.etag ?? null },
-  });
-}
-
-/** An ETag that differs on every write (the seq) and names the content (a hash prefix), for people reading logs. */
-export function etagOf(seq: number, body: string): string {
-  return `${seq.toString(36)}-${createHash("sha256").update(body).digest("hex").slice(0, 12)}`;
-}
-
-/** A new random key id (not secret). */
-export function newId(): string {
-  return randomBytes(6).toString("hex");
-}
-
 function toCollection(row: CollectionRow): CollectionRecord {
   return { name: row.name, kind: row.kind, config: JSON.parse(row.config), size: row.size, updatedAt: row.updated_at, version: row.version };
 }
 
 function toItem(row: ItemRow): ItemRecord {
   return { collection: row.collection, key: row.key, body: JSON.parse(row.body), etag: row.etag, updatedAt: row.updated_at };
-}
-
-/** An API key row (as both stores keep it) as a record. */
-export function toKey(row: KeyRow): ApiKeyRecord {
-  const key: ApiKeyRecord = { id: row.id, scope: row.scope, createdAt: row.created_at };
-  if (row.collection !== null) key.collection = row.collection;
-  if (row.label !== null) key.label = row.label;
-  if (row.revoked_at !== null) key.revokedAt = row.revoked_at;
-  return key;
-}
-
-/** A stored vector blob as a Float32Array (copied). */
-export function toVector(blob: Buffer): Float32Array {
-  // Copy: the driver may reuse the blob's memory, and a Float32Array needs 4-byte alignment.
-  const out = new Float32Array(blob.byteLength / 4);
-  new Uint8Array(out.buffer).set(blob);
-  return out;
 }
 
 function unavailable(location: string, error: unknown): ToolsearchError {

@@ -1,0 +1,58 @@
+/**
+ * What both stores share about records: row conversions, ETags, key ids, and the errors a write can end in. Kept apart
+ * from either store so that a PostgreSQL deployment does not load SQLite's native module, nor the reverse.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { ToolsearchError } from "../errors.js";
+import type { ApiKeyRecord, Scope, WriteOptions } from "./types.js";
+
+/** An API key as both stores keep it (snake-case columns). */
+export interface KeyRow {
+  id: string;
+  scope: Scope;
+  collection: string | null;
+  label: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** The error for a collection the store does not hold. */
+export function unknownCollection(name: string): ToolsearchError {
+  return new ToolsearchError("unknown_collection", `Unknown collection ${JSON.stringify(name)}.`, { details: { collection: name } });
+}
+
+/** Throws `precondition_failed` when `ifMatch` is given and differs from the current ETag (or the item is absent). */
+export function checkMatch(collection: string, key: string, current: { etag: string } | undefined, options: WriteOptions): void {
+  if (options.ifMatch === undefined || current?.etag === options.ifMatch) return;
+  const now = current ? `its current ETag is ${JSON.stringify(current.etag)}` : "it does not exist";
+  throw new ToolsearchError("precondition_failed", `${collection}/${key}: If-Match ${JSON.stringify(options.ifMatch)} does not match (${now}); nothing was changed`, {
+    details: { collection, key, etag: current?.etag ?? null },
+  });
+}
+
+/** An ETag that differs on every write (the seq) and names the content (a hash prefix), for people reading logs. */
+export function etagOf(seq: number, body: string): string {
+  return `${seq.toString(36)}-${createHash("sha256").update(body).digest("hex").slice(0, 12)}`;
+}
+
+/** A new random key id (not secret). */
+export function newId(): string {
+  return randomBytes(6).toString("hex");
+}
+
+/** An API key row (as both stores keep it) as a record. */
+export function toKey(row: KeyRow): ApiKeyRecord {
+  const key: ApiKeyRecord = { id: row.id, scope: row.scope, createdAt: row.created_at };
+  if (row.collection !== null) key.collection = row.collection;
+  if (row.label !== null) key.label = row.label;
+  if (row.revoked_at !== null) key.revokedAt = row.revoked_at;
+  return key;
+}
+
+/** A stored vector blob as a Float32Array (copied). */
+export function toVector(blob: Buffer): Float32Array {
+  // Copy: the driver may reuse the blob's memory, and a Float32Array needs 4-byte alignment.
+  const out = new Float32Array(blob.byteLength / 4);
+  new Uint8Array(out.buffer).set(blob);
+  return out;
+}
