@@ -9,10 +9,8 @@
  * const { config } = resolveServerConfig({ command: "gh-mcp", env: { TOKEN: "${GH_TOKEN}" } }, process.env);
  * ```
  */
+import { expandVariables, type Environment } from "../text/env-variables.js";
 import type { ServerConfig } from "./config.js";
-
-/** `${NAME}` or `${NAME:-default}`; NAME as shells spell environment variables. */
-const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** A reference to a variable that is not set and has no default. */
 export interface MissingVariable {
@@ -28,8 +26,6 @@ export interface ResolvedServer {
   missing: MissingVariable[];
 }
 
-type Environment = Record<string, string | undefined>;
-
 /**
  * Fills `${VAR}` / `${VAR:-default}` in `command`, `args`, `env`, `url` and `headers`. A set but empty variable
  * counts as set (as in shells without `:-`, it is the user's explicit choice), except that `:-` treats empty as unset.
@@ -38,15 +34,12 @@ export function resolveServerConfig(config: ServerConfig, environment: Environme
   const secrets: string[] = [];
   const missing: MissingVariable[] = [];
   const fill = (field: string, value: string, secret: boolean): string => {
-    const filled = value.replace(REFERENCE, (_whole, name: string, fallback: string | undefined) => {
-      const set = environment[name];
-      if (set !== undefined && (fallback === undefined || set !== "")) {
-        secrets.push(set);
-        return set;
-      }
-      if (fallback !== undefined) return fallback;
-      missing.push({ field, variable: name });
-      return "";
+    const filled = expandVariables(value, environment, {
+      onValue: (set) => secrets.push(set),
+      onMissing: (variable) => {
+        missing.push({ field, variable });
+        return "";
+      },
     });
     if (secret) secrets.push(filled);
     return filled;

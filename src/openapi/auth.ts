@@ -4,6 +4,7 @@
  * security schemes say. Secrets never appear in messages: errors name the field and the variable only.
  */
 import { ToolsearchError } from "../errors.js";
+import { expandVariables } from "../text/env-variables.js";
 
 /** Credentials for one API. */
 export interface OpenApiAuth {
@@ -20,13 +21,13 @@ export interface AuthPlacement {
   cookies: [string, string][];
 }
 
-/** Replaces `${VAR}` and `${VAR:-default}` with values from `env`; a variable that is not set is a `config_invalid`. */
+/** Replaces `${VAR}` and `${VAR:-default}` with values from `env`; a variable that is unset or empty is a `config_invalid`. */
 export function expandEnv(value: string, env: NodeJS.ProcessEnv, field: string): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_whole, name: string, fallback: string | undefined) => {
-    const found = env[name];
-    if (found !== undefined && found !== "") return found;
-    if (fallback !== undefined) return fallback;
-    throw new ToolsearchError("config_invalid", `${field} refers to \${${name}}, which is not set in the environment`);
+  return expandVariables(value, env, {
+    emptyIsUnset: true, // an empty credential is never meant: name the variable rather than send an empty token
+    onMissing: (name) => {
+      throw new ToolsearchError("config_invalid", `${field} refers to \${${name}}, which is not set in the environment`);
+    },
   });
 }
 
