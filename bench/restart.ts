@@ -62,7 +62,7 @@ async function child(dir: string, mode: string): Promise<void> {
   const cpu = process.cpuUsage(cpuStart);
   const digest = createHash("sha256");
   for (const q of readRecords(values.queries!, ["queries"]).slice(0, 100) as Array<{ query: string }>) {
-    for (const mode of ["bm25", "hybrid"] as const) digest.update(JSON.stringify((await index.search(q.query, { limit: 5, mode })).map((h) => [h.name, h.score])));
+    for (const engine of ["bm25", "hybrid"] as const) digest.update(JSON.stringify((await index.search(q.query, { limit: 5, engine })).map((h) => [h.name, h.score])));
   }
   const result: Restart = { source: collections.get("scale").source, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, providerCalls: provider.calls, answers: digest.digest("hex") };
   await collections.close();

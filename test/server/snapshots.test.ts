@@ -11,7 +11,7 @@ import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/types.js";
 import { LetterProvider, tempDir, weatherTools } from "./helpers.js";
 
-const QUERIES = ["weather forecast for tomorrow", "stock price", "convert currency", "rain", "exchange rate euro"];
+const QUERIES = ["weather forecast for tomorrow", "stock price", "convert currency", "rain", "exchange rate euro", "forecast|quote"];
 const tool = (name: string, description: string) => ({ name, description, input_schema: { type: "object", properties: {} } });
 const keyOf = (t: Record<string, unknown>) => String(t.name ?? (t.function as { name: string }).name);
 
@@ -36,10 +36,10 @@ async function boot(store: Store, options: CollectionsOptions = {}): Promise<{ c
   return { collections, logs };
 }
 
-async function results(collections: Collections, mode: "bm25" | "hybrid" = "bm25"): Promise<unknown[]> {
+async function results(collections: Collections, engine: "bm25" | "regex" | "hybrid" = "bm25"): Promise<unknown[]> {
   const index = collections.get("weather").tools!;
   const all = [];
-  for (const query of QUERIES) all.push((await index.search(query, { limit: 5, mode })).map((h) => [h.name, h.score]));
+  for (const query of QUERIES) all.push((await index.search(query, { limit: 5, engine })).map((h) => [h.name, h.score]));
   return all;
 }
 
@@ -48,14 +48,15 @@ test("a restart with a snapshot of the current version loads from it and answers
     const embedder = () => new Embedder(new LetterProvider(), { cache: store });
     const first = await boot(store, { embedder: embedder() });
     assert.equal(first.collections.get("weather").source, "rebuild");
-    const rebuilt = { bm25: await results(first.collections), hybrid: await results(first.collections, "hybrid") };
+    const rebuilt = { bm25: await results(first.collections), regex: await results(first.collections, "regex"), hybrid: await results(first.collections, "hybrid") };
     assert.equal(await first.collections.saveSnapshots(), 1);
     assert.equal((await readSnapshot(store, "weather"))?.version, (await store.getCollection("weather"))!.version);
     await first.collections.close();
 
     const second = await boot(store, { embedder: embedder() });
     assert.equal(second.collections.get("weather").source, "snapshot");
-    assert.deepEqual({ bm25: await results(second.collections), hybrid: await results(second.collections, "hybrid") }, rebuilt);
+    assert.deepEqual({ bm25: await results(second.collections), regex: await results(second.collections, "regex"), hybrid: await results(second.collections, "hybrid") }, rebuilt);
+    assert.ok((rebuilt.hybrid[0] as unknown[]).length > 0 && (rebuilt.regex as unknown[][]).some((hits) => hits.length > 0));
     assert.deepEqual(second.logs, []);
     await second.collections.close();
   });
