@@ -16,7 +16,6 @@
  * Options: --catalog FILE, --queries FILE, --connections N (50), --seconds N per round (5), --rounds N (2), --upserts N (300).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,12 +26,12 @@ import { pino } from "pino";
 import { readRecords } from "../src/catalog/read-records.js";
 import { table } from "../src/cli/output.js";
 import { Embedder } from "../src/embeddings/embedder.js";
-import type { EmbeddingProvider } from "../src/embeddings/provider.js";
 import { buildService } from "../src/server/app.js";
 import { createApiKey } from "../src/server/auth.js";
 import { Collections } from "../src/server/collections.js";
 import { checkItems } from "../src/server/items.js";
 import { openStore } from "../src/store/open.js";
+import { StandInProvider } from "./stand-in-provider.js";
 
 const { values } = parseArgs({
   options: {
@@ -47,22 +46,6 @@ const { values } = parseArgs({
     target: { type: "string" },
   },
 });
-
-/** Unit vectors derived from a hash of the text: a stand-in for a model where only timing matters. */
-class StandInProvider implements EmbeddingProvider {
-  readonly id = "bench-serve-stand-in";
-  readonly dimensions = 512;
-  calls = 0;
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    this.calls++;
-    return texts.map((text) => {
-      const seed = createHash("sha256").update(text).digest();
-      const v = new Float32Array(this.dimensions);
-      for (let i = 0; i < v.length; i++) v[i] = seed[i % 32] / 255 - 0.5 + ((i * 7919) % 13) / 100;
-      return v;
-    });
-  }
-}
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 

@@ -11,6 +11,11 @@
  * const collections = new Collections(store, { embedder });
  * await collections.start();
  * const crm = collections.get("crm"); // { kind: "tools", tools: ToolIndex, … }
+ *
+ * Snapshots: a `tools` collection's index is also saved to the store as a snapshot tagged with the collection's
+ * version (src/server/snapshots.ts), a while after it changes and at `close`. `start` loads a collection from its
+ * snapshot instead of re-analyzing every tool, but only when the tag equals the collection's current version; a
+ * stale, damaged or incompatible snapshot is logged and the collection is rebuilt from its items.
  */
 import type { Document } from "../catalog/documents.js";
 import type { Embedder } from "../embeddings/embedder.js";
@@ -20,6 +25,7 @@ import { ToolIndex } from "../indexes/tool-index.js";
 import { parseGatewayConfig } from "../mcp/config.js";
 import { Gateway, type GatewayOptions } from "../mcp/gateway.js";
 import { unknownCollection } from "../store/records.js";
+import { deleteSnapshot, readSnapshot, saveSnapshot } from "./snapshots.js";
 import type { Change, CollectionKind, CollectionRecord, ItemRecord, Store, Unsubscribe } from "../store/types.js";
 
 /** Options of `Collections`. */
@@ -32,6 +38,11 @@ export interface CollectionsOptions {
   log?: (line: string) => void;
   /** Changes read per page while catching up (default 1000). */
   pageSize?: number;
+  /**
+   * Index snapshots of `tools` collections in the store: `false` neither reads nor writes them; `saveDelayMs` is how
+   * long after the last change a snapshot is saved (default 5000), so a burst of writes costs one snapshot.
+   */
+  snapshots?: false | { saveDelayMs?: number };
 }
 
 /** One collection as served: its record and the index that answers for it. */
@@ -48,6 +59,8 @@ export interface LoadedCollection {
   gateway?: Gateway;
   /** The stored configuration (for `mcp`: `{mcpServers, …}`). */
   config: Record<string, unknown>;
+  /** How its index was last loaded: from a stored snapshot, or built from its items (or its upstreams). */
+  source: "snapshot" | "rebuild";
 }
 
 /** Touched keys re-read from the store at once when applying changes. */
@@ -61,6 +74,9 @@ export class Collections {
   private queue: Promise<void> = Promise.resolve();
   private unsubscribe: Unsubscribe | undefined;
   private started = false;
+  /** `tools` collections changed since their snapshot was last saved. */
+  private readonly unsaved = new Set<string>();
+  private saveTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly store: Store,
@@ -77,7 +93,7 @@ export class Collections {
     const records = await this.store.listCollections();
     let done = 0;
     for (const record of records) {
-      await this.load(record);
+      await this.load(record, true);
       onProgress?.(++done, records.length, record.name);
     }
     this.unsubscribe = this.store.onChange(() => void this.sync());
@@ -145,9 +161,26 @@ export class Collections {
     return collection.gateway;
   }
 
-  /** Stops following the store and closes every gateway (upstream processes end). The store stays open. */
+  /**
+   * Saves the snapshot of every `tools` collection changed since its last one, once the index has applied every
+   * change to it (else it is left for the next call). Queued with `sync`, so no change is half-applied meanwhile.
+   * Resolves to the number saved; failures are logged, not thrown (a snapshot is only a cache).
+   */
+  saveSnapshots(): Promise<number> {
+    let saved = 0;
+    this.queue = this.queue.then(async () => {
+      for (const name of [...this.unsaved]) if (await this.saveSnapshot(name)) saved++;
+    }).catch((error: unknown) => {
+      this.log(`toolsearch serve: could not save index snapshots: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    return this.queue.then(() => saved);
+  }
+
+  /** Stops following the store, saves pending snapshots and closes every gateway (upstream processes end). The store stays open. */
   async close(): Promise<void> {
     this.unsubscribe?.();
+    clearTimeout(this.saveTimer);
+    if (this.options.snapshots !== false) await this.saveSnapshots();
     await this.queue;
     await Promise.all([...this.loaded.values()].map((c) => c.gateway?.close()));
     this.loaded.clear();
@@ -214,6 +247,36 @@ export class Collections {
       collection.version = record.version;
       collection.updatedAt = record.updatedAt;
     }
+    this.markUnsaved(collection);
+  }
+
+  /** Schedules a snapshot of a changed `tools` collection, debounced so that a burst of writes saves once. */
+  private markUnsaved(collection: LoadedCollection): void {
+    if (collection.kind !== "tools" || this.options.snapshots === false) return;
+    this.unsaved.add(collection.name);
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => void this.saveSnapshots(), this.options.snapshots?.saveDelayMs ?? 5000);
+    // Pending snapshots must not keep a process alive: `close` saves them anyway.
+    this.saveTimer.unref();
+  }
+
+  /**
+   * Saves one collection's snapshot, tagged with its version as read from the store *after* the index was filled: a
+   * version above `applied` means changes the index may not hold yet, so nothing is saved until they are applied.
+   * Below that bound every change up to the version is applied, and none after it can be in the index (versions only
+   * grow), so the index is exactly the collection at that version.
+   */
+  private async saveSnapshot(name: string): Promise<boolean> {
+    const collection = this.loaded.get(name);
+    if (!collection?.tools) {
+      this.unsaved.delete(name);
+      return false;
+    }
+    const record = await this.store.getCollection(name);
+    if (!record || record.version > this.applied) return false;
+    this.unsaved.delete(name);
+    await saveSnapshot(this.store, name, record.version, collection.tools.snapshot());
+    return true;
   }
 
   /** Rebuilds every collection from the store (after a disconnect longer than the log's retention). */
@@ -222,7 +285,7 @@ export class Collections {
     // The position first, as in `start`: whatever commits while reloading is replayed afterwards.
     const seq = await this.store.latestSeq();
     const records = await this.store.listCollections();
-    for (const record of records) await this.load(record);
+    for (const record of records) await this.load(record, true);
     const names = new Set(records.map((record) => record.name));
     for (const name of [...this.loaded.keys()]) if (!names.has(name)) await this.drop(name);
     this.applied = seq;
@@ -237,12 +300,20 @@ export class Collections {
   private async drop(name: string): Promise<void> {
     const gone = this.loaded.get(name);
     this.loaded.delete(name);
+    this.unsaved.delete(name);
     await gone?.gateway?.close();
+    // Its snapshot can never match again (a re-created collection gets a new version): free the space.
+    if (gone?.kind === "tools" && this.options.snapshots !== false) {
+      await deleteSnapshot(this.store, name).catch((error: unknown) => this.log(`toolsearch serve: could not delete the snapshot of ${name}: ${error instanceof Error ? error.message : String(error)}`));
+    }
   }
 
-  /** Builds a collection's index from its stored items and swaps it in whole (searches never see a half index). */
-  private async load(record: CollectionRecord): Promise<void> {
-    const next: LoadedCollection = { name: record.name, kind: record.kind, version: record.version, updatedAt: record.updatedAt, config: record.config };
+  /**
+   * Builds a collection's index from its stored items (or, with `fromSnapshot`, from a snapshot of exactly this
+   * version) and swaps it in whole (searches never see a half index).
+   */
+  private async load(record: CollectionRecord, fromSnapshot = false): Promise<void> {
+    const next: LoadedCollection = { name: record.name, kind: record.kind, version: record.version, updatedAt: record.updatedAt, config: record.config, source: "rebuild" };
     const embedder = this.options.embedder;
     if (record.kind === "mcp") {
       next.gateway = await Gateway.start({
@@ -253,14 +324,41 @@ export class Collections {
       });
       next.tools = next.gateway.index;
     } else {
-      const items = await this.store.listItems(record.name);
-      if (record.kind === "tools") next.tools = new ToolIndex([], { embedder });
-      else next.docs = new DocumentIndex([], { embedder });
-      for (const item of items) this.indexItem(next, item);
+      const restored = record.kind === "tools" && fromSnapshot ? await this.restore(record) : undefined;
+      if (restored) {
+        next.tools = restored;
+        next.source = "snapshot";
+      } else {
+        const items = await this.store.listItems(record.name);
+        if (record.kind === "tools") next.tools = new ToolIndex([], { embedder });
+        else next.docs = new DocumentIndex([], { embedder });
+        for (const item of items) this.indexItem(next, item);
+      }
     }
     const previous = this.loaded.get(record.name);
     this.loaded.set(record.name, next);
     await previous?.gateway?.close();
+    if (next.source === "rebuild") this.markUnsaved(next);
+  }
+
+  /**
+   * The collection's index from its stored snapshot, when one was taken at exactly `record.version`; otherwise
+   * undefined (the caller rebuilds). A damaged or incompatible snapshot is logged, never fatal: the store has the items.
+   */
+  private async restore(record: CollectionRecord): Promise<ToolIndex | undefined> {
+    if (this.options.snapshots === false) return undefined;
+    try {
+      const saved = await readSnapshot(this.store, record.name);
+      if (!saved) return undefined;
+      if (saved.version !== record.version) {
+        this.log(`toolsearch serve: the snapshot of ${record.name} is of version ${saved.version}, the collection is at ${record.version}; rebuilding it`);
+        return undefined;
+      }
+      return ToolIndex.fromSnapshot(saved.bytes, { embedder: this.options.embedder });
+    } catch (error) {
+      this.log(`toolsearch serve: the snapshot of ${record.name} cannot be used (${error instanceof Error ? error.message : String(error)}); rebuilding it`);
+      return undefined;
+    }
   }
 
   /** Indexes one stored item; one that no longer passes the index's rules is reported and skipped, not fatal. */

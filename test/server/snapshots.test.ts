@@ -1,0 +1,165 @@
+/** Index snapshots in the store: a restart loads from one only when it matches the collection's current version. */
+import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { Embedder } from "../../src/embeddings/embedder.js";
+import { ToolIndex } from "../../src/indexes/tool-index.js";
+import { Collections, type CollectionsOptions } from "../../src/server/collections.js";
+import { readSnapshot, saveSnapshot, snapshotKey } from "../../src/server/snapshots.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/types.js";
+import { LetterProvider, tempDir, weatherTools } from "./helpers.js";
+
+const QUERIES = ["weather forecast for tomorrow", "stock price", "convert currency", "rain", "exchange rate euro", "forecast|quote"];
+const tool = (name: string, description: string) => ({ name, description, input_schema: { type: "object", properties: {} } });
+const keyOf = (t: Record<string, unknown>) => String(t.name ?? (t.function as { name: string }).name);
+
+async function withStore(body: (store: Store, path: string) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const path = join(dir, "store.sqlite");
+  const store = await openStore(path);
+  try {
+    await store.putCollection("weather", "tools", {}, weatherTools().map((t) => ({ key: keyOf(t), body: t })));
+    await body(store, path);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Starts a `Collections` over the store, as a restarted process would, collecting its log lines. */
+async function boot(store: Store, options: CollectionsOptions = {}): Promise<{ collections: Collections; logs: string[] }> {
+  const logs: string[] = [];
+  const collections = new Collections(store, { log: (line) => logs.push(line), ...options });
+  await collections.start();
+  return { collections, logs };
+}
+
+async function results(collections: Collections, engine: "bm25" | "regex" | "hybrid" = "bm25"): Promise<unknown[]> {
+  const index = collections.get("weather").tools!;
+  const all = [];
+  for (const query of QUERIES) all.push((await index.search(query, { limit: 5, engine })).map((h) => [h.name, h.score]));
+  return all;
+}
+
+test("a restart with a snapshot of the current version loads from it and answers exactly as a rebuild", async () => {
+  await withStore(async (store) => {
+    const embedder = () => new Embedder(new LetterProvider(), { cache: store });
+    const first = await boot(store, { embedder: embedder() });
+    assert.equal(first.collections.get("weather").source, "rebuild");
+    const rebuilt = { bm25: await results(first.collections), regex: await results(first.collections, "regex"), hybrid: await results(first.collections, "hybrid") };
+    assert.equal(await first.collections.saveSnapshots(), 1);
+    assert.equal((await readSnapshot(store, "weather"))?.version, (await store.getCollection("weather"))!.version);
+    await first.collections.close();
+
+    const second = await boot(store, { embedder: embedder() });
+    assert.equal(second.collections.get("weather").source, "snapshot");
+    assert.deepEqual({ bm25: await results(second.collections), regex: await results(second.collections, "regex"), hybrid: await results(second.collections, "hybrid") }, rebuilt);
+    assert.ok((rebuilt.hybrid[0] as unknown[]).length > 0 && (rebuilt.regex as unknown[][]).some((hits) => hits.length > 0));
+    assert.deepEqual(second.logs, []);
+    await second.collections.close();
+  });
+});
+
+test("the index really comes from the snapshot's bytes, not from the items", async () => {
+  await withStore(async (store) => {
+    // A snapshot that differs from the items (one extra tool), tagged with the current version: only a load from the
+    // snapshot can know that tool, so finding it proves no rebuild happened.
+    const planted = new ToolIndex([]);
+    for (const body of [...weatherTools(), tool("planted_probe", "Only in the snapshot.")]) planted.replace(body);
+    await saveSnapshot(store, "weather", (await store.getCollection("weather"))!.version, planted.snapshot());
+    const { collections } = await boot(store);
+    assert.equal(collections.get("weather").tools!.searchSync("planted probe", { limit: 1 })[0]?.name, "planted_probe");
+    await collections.close();
+  });
+});
+
+test("a stale snapshot (the collection changed after it was taken) is not used", async () => {
+  await withStore(async (store) => {
+    const first = await boot(store);
+    await first.collections.saveSnapshots();
+    // Nothing changed since the save, so closing saves nothing; then change the collection while no process runs.
+    await first.collections.close();
+    await store.putItem("weather", { key: "aurora_alert", body: tool("aurora_alert", "Northern lights alert.") });
+    const saved = await readSnapshot(store, "weather");
+    assert.ok(saved && saved.version < (await store.getCollection("weather"))!.version);
+
+    const second = await boot(store);
+    assert.equal(second.collections.get("weather").source, "rebuild");
+    assert.equal(second.collections.get("weather").tools!.searchSync("northern lights", { limit: 1 })[0]?.name, "aurora_alert");
+    assert.match(second.logs.join("\n"), /snapshot of weather is of version \d+, the collection is at \d+; rebuilding/);
+    await second.collections.close();
+  });
+});
+
+test("a damaged snapshot falls back to a rebuild with a log line", async () => {
+  await withStore(async (store) => {
+    const { collections: reference } = await boot(store, { snapshots: false });
+    const expected = await results(reference);
+    const good = reference.get("weather").tools!.snapshot();
+    await reference.close();
+    const version = (await store.getCollection("weather"))!.version;
+    const damaged = Buffer.from(good);
+    damaged.fill(0x7a, 8, 64);
+    for (const bytes of [damaged, good.subarray(0, good.length >> 1), Buffer.from("not a snapshot")]) {
+      await saveSnapshot(store, "weather", version, bytes);
+      const { collections, logs } = await boot(store);
+      assert.equal(collections.get("weather").source, "rebuild");
+      assert.deepEqual(await results(collections), expected);
+      assert.match(logs.join("\n"), /snapshot of weather cannot be used .*rebuilding it/);
+      await collections.close(); // saves a good snapshot again; the next round damages it anew
+    }
+    // A value of an unknown shape is ignored the same way.
+    await store.setSetting(snapshotKey("weather"), { format: 99, version, data: "" });
+    const { collections } = await boot(store);
+    assert.equal(collections.get("weather").source, "rebuild");
+    await collections.close();
+  });
+});
+
+test("changes are saved as a snapshot after a quiet moment, only once the index holds every change, and at close", async () => {
+  await withStore(async (writer, path) => {
+    const reader = await openStore(path);
+    try {
+      const { collections } = await boot(reader, { snapshots: { saveDelayMs: 60_000 } });
+      assert.equal(await collections.saveSnapshots(), 1);
+      // Another process writes; this replica has not applied it yet, so its index is behind the version: no snapshot.
+      await writer.putItem("weather", { key: "aurora_alert", body: tool("aurora_alert", "Northern lights alert.") });
+      await collections.sync();
+      await writer.putItem("weather", { key: "tide_times", body: tool("tide_times", "High and low tide times.") });
+      assert.equal(await collections.saveSnapshots(), 0);
+      await collections.sync();
+      await collections.close(); // saves what is pending
+      const version = (await writer.getCollection("weather"))!.version;
+      assert.equal((await readSnapshot(writer, "weather"))?.version, version);
+
+      const again = await boot(reader);
+      assert.equal(again.collections.get("weather").source, "snapshot");
+      assert.equal(again.collections.get("weather").tools!.searchSync("tide", { limit: 1 })[0]?.name, "tide_times");
+      // The debounce: a local write is saved by the timer, without an explicit call.
+      await again.collections.close();
+      const quick = await boot(reader, { snapshots: { saveDelayMs: 10 } });
+      await reader.deleteItem("weather", "tide_times");
+      await quick.collections.sync();
+      const latest = (await reader.getCollection("weather"))!.version;
+      for (let i = 0; i < 200 && (await readSnapshot(reader, "weather"))?.version !== latest; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal((await readSnapshot(reader, "weather"))?.version, latest);
+      await quick.collections.close();
+    } finally {
+      await reader.close();
+    }
+  });
+});
+
+test("deleting a collection deletes its snapshot", async () => {
+  await withStore(async (store) => {
+    const { collections } = await boot(store);
+    await collections.saveSnapshots();
+    assert.ok(await readSnapshot(store, "weather"));
+    await store.deleteCollection("weather");
+    await collections.sync();
+    assert.equal(await readSnapshot(store, "weather"), undefined);
+    await collections.close();
+  });
+});
