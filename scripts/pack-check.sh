@@ -72,7 +72,8 @@ disk_mb="$(du -sm node_modules | cut -f1)"
 objects_mb="$(find node_modules -type d -path '*/build/Release/obj*' -prune -print0 | du -smc --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)"
 size_mb=$((disk_mb - ${objects_mb:-0}))
 echo "pack-check: installed size $size_mb MB (limit $limit_mb MB); on disk $disk_mb MB with $objects_mb MB of node-gyp object files; largest packages:"
-du -sm node_modules/* node_modules/@*/* 2>/dev/null | sort -rn | head -n 8 | sed 's/^/  /'
+# sed reads to the end (head would close the pipe early, and sort's SIGPIPE fails the script under pipefail).
+{ du -sm node_modules/* node_modules/@*/* 2>/dev/null || true; } | sort -rn | sed -n '1,8s/^/  /p'
 [ "$size_mb" -le "$limit_mb" ] || fail "installed size $size_mb MB is above $limit_mb MB"
 
 # A project that did not allow re2's install script has no built module: bm25 still works, regex says how to fix it.
