@@ -14,23 +14,36 @@ import { basename, join } from "node:path";
 import { Embedder } from "../src/embeddings/embedder.js";
 import { UseLiteProvider } from "../src/embeddings/use-lite.js";
 import type { LabelledQuery } from "../src/eval/queries.js";
-import { type EngineReport, evaluate, type Searcher } from "../src/eval/runner.js";
+import { EmbeddingCache } from "../src/embeddings/cache.js";
+import { ndcgAt } from "../src/eval/metrics.js";
+import { toolEvaluators } from "../src/eval/searchers.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
 import { catalogFromOpenApi, type OpenApiTool } from "../src/openapi/catalog.js";
 import { NameRegistry } from "../src/openapi/names.js";
 import type { DescriptionRecipe } from "../src/openapi/text.js";
 
 const DATA = new URL("../../shared/data/toolalpaca/", import.meta.url).pathname;
-const ENGINES = ["bm25", "semantic", "hybrid"] as const;
+const ENGINES = ["bm25-plain", "bm25", "semantic", "hybrid"] as const;
+const SEARCH_ENGINES = ["bm25", "semantic", "hybrid"] as const;
 
-/** The recipes compared; the first is the importer's default. */
+/** The importer's texts before this comparison (last session's default), the reference every recipe is compared to. */
+const OLD: DescriptionRecipe = { apiTitle: false, apiDescription: false, responses: false, categoryFallback: "title", categoryWithTitle: false, path: "raw", texts: "both" };
+
+/** The recipes compared: each choice alone against OLD, then the combinations worth a look. */
 const RECIPES: Record<string, DescriptionRecipe> = {
-  "default (summary + description + method/path; category: tag, else API title)": {},
-  "+ API title in description": { apiTitle: true },
-  "+ 2xx response description": { responses: true },
-  "+ API title + response": { apiTitle: true, responses: true },
-  "no category fallback": { categoryFallback: "none" },
+  old: OLD,
+  "+ API title in description": { ...OLD, apiTitle: true },
+  "+ API description (first sentence)": { ...OLD, apiDescription: true },
+  "+ 2xx response description": { ...OLD, responses: true },
+  "category: title + tag": { ...OLD, categoryWithTitle: true },
+  "category: tag only": { ...OLD, categoryFallback: "none" },
+  "path as words": { ...OLD, path: "words" },
+  "no method/path": { ...OLD, path: "none" },
+  "summary only (else description)": { ...OLD, texts: "summary" },
+  "description only (else summary)": { ...OLD, texts: "description" },
+  "path as words + category: title + tag": { ...OLD, path: "words", categoryWithTitle: true },
 };
+const ONLY = flag("--recipes")?.split(",");
 
 interface Operation {
   spec: string;
@@ -98,50 +111,117 @@ function mapQueries(queries: LabelledQuery[], operations: Record<string, Operati
   return { mapped, unmapped };
 }
 
-async function engineSearchers(tools: unknown[], embedder: Embedder): Promise<Record<string, Searcher>> {
+/** nDCG@10 of every query, per engine (bm25-plain is the plain-BM25 reference run on the same texts). */
+async function perQuery(tools: unknown[], queries: LabelledQuery[], embedder: Embedder): Promise<Record<string, number[]>> {
   const index = await ToolIndex.fromTools(tools, { embedder });
   await index.prepareEmbeddings();
-  return Object.fromEntries(ENGINES.map((engine) => [engine, async (q: string) => (await index.search(q, { engine, limit: 10 })).map((h) => h.name)]));
+  const { searchers } = toolEvaluators(index, [...ENGINES]);
+  const out: Record<string, number[]> = {};
+  for (const engine of ENGINES) {
+    out[engine] = [];
+    for (const query of queries) out[engine]!.push(ndcgAt(10, await searchers[engine]!(query.query), new Set(query.relevant)));
+  }
+  return out;
 }
 
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const pct = (x: number) => (x * 100).toFixed(1);
+const signed = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)}`;
+
+/** The API a query asks about: the spec of its first label. */
+function apiOf(query: LabelledQuery, operations: Record<string, Operation>): string {
+  return basename(operations[query.relevant[0]!]?.spec ?? "?", ".json");
+}
+
+interface RecipeRun {
+  label: string;
+  scores: Record<string, number[]>;
+}
+
+/** Per-API mean of one engine's scores. */
+function byApi(scores: number[], apis: string[]): Map<string, number> {
+  const groups = new Map<string, number[]>();
+  apis.forEach((api, i) => groups.set(api, [...(groups.get(api) ?? []), scores[i]!]));
+  return new Map([...groups].map(([api, xs]) => [api, mean(xs)]));
+}
+
+/**
+ * Leave one API out: for each API, the recipe with the best mean nDCG (over bm25, semantic and hybrid) on the queries
+ * of the other 20 is scored on that API's queries. Returns the held-out mean per engine and how often each recipe won.
+ */
+function leaveOneApiOut(runs: RecipeRun[], apis: string[]): { scores: Record<string, number>; picks: Record<string, number> } {
+  const picks: Record<string, number> = {};
+  const held: Record<string, number[]> = Object.fromEntries(ENGINES.map((e) => [e, []]));
+  for (const api of new Set(apis)) {
+    const train = apis.map((a, i) => (a === api ? -1 : i)).filter((i) => i >= 0);
+    const objective = (run: RecipeRun) => mean(SEARCH_ENGINES.map((e) => mean(train.map((i) => run.scores[e]![i]!))));
+    const best = runs.reduce((a, b) => (objective(b) > objective(a) + 1e-9 ? b : a));
+    picks[best.label] = (picks[best.label] ?? 0) + 1;
+    apis.forEach((a, i) => {
+      if (a === api) for (const e of ENGINES) held[e]!.push(best.scores[e]![i]!);
+    });
+  }
+  return { scores: Object.fromEntries(ENGINES.map((e) => [e, mean(held[e]!)])), picks };
+}
 
 async function main(): Promise<void> {
-  const embedder = new Embedder(new UseLiteProvider(), { persistQueries: true, queryCacheSize: 100_000 });
+  const cachePath = flag("--cache");
+  const embedder = new Embedder(new UseLiteProvider(), { persistQueries: true, queryCacheSize: 100_000, ...(cachePath ? { cache: new EmbeddingCache({ path: cachePath }) } : {}) });
   const operations = readOperations();
   const queries = readQueries();
-  const rows: Array<{ catalog: string; engine: string; report: EngineReport; queries: number }> = [];
+  const out: string[] = [];
   const converter = JSON.parse(readFileSync(join(DATA, "catalog.json"), "utf8")) as unknown[];
-  const converterReport = await evaluate(queries, await engineSearchers(converter, embedder));
-  for (const engine of ENGINES) rows.push({ catalog: "converter's catalog.json", engine, report: converterReport.engines[engine]!, queries: converterReport.queries });
-  let first = true;
-  const notes: string[] = [];
+  const converterScores = await perQuery(converter, queries, embedder);
+  const runs: RecipeRun[] = [];
+  let mappedQueries: LabelledQuery[] = [];
   for (const [label, recipe] of Object.entries(RECIPES)) {
+    if (ONLY && label !== "old" && !ONLY.some((o) => label.includes(o))) continue;
     const { tools, byOperation, skipped } = await importAll(recipe);
     const { mapped, unmapped } = mapQueries(queries, operations, byOperation);
-    if (first) {
-      notes.push(`imported ${tools.length} tools from 21 specs (${skipped} operations skipped); ${mapped.length} of ${queries.length} queries mapped, ${unmapped.length} not (${unmapped.join(", ") || "none"})`);
-      const out = flag("--out");
-      if (out) {
-        mkdirSync(out, { recursive: true });
-        writeFileSync(join(out, "catalog.json"), JSON.stringify(tools, null, 2));
-        writeFileSync(join(out, "queries.jsonl"), mapped.map((q) => JSON.stringify(q)).join("\n") + "\n");
-        notes.push(`wrote ${join(out, "catalog.json")} and ${join(out, "queries.jsonl")}`);
-      }
-      first = false;
+    if (label === "old") {
+      out.push(`imported ${tools.length} tools from 21 specs (${skipped} operations skipped); ${mapped.length} of ${queries.length} queries mapped, ${unmapped.length} not (${unmapped.join(", ") || "none"})`);
+      mappedQueries = mapped;
+    } else if (mapped.length !== mappedQueries.length) throw new Error(`${label}: mapped ${mapped.length} queries, old ${mappedQueries.length}`);
+    const dir = flag("--out");
+    if (dir && label === (flag("--write") ?? "old")) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "catalog.json"), JSON.stringify(tools, null, 2));
+      writeFileSync(join(dir, "queries.jsonl"), mapped.map((q) => JSON.stringify(q)).join("\n") + "\n");
+      out.push(`wrote ${label}'s ${join(dir, "catalog.json")} and ${join(dir, "queries.jsonl")}`);
     }
-    const report = await evaluate(mapped, await engineSearchers(tools, embedder));
-    for (const engine of ENGINES) rows.push({ catalog: `import: ${label}`, engine, report: report.engines[engine]!, queries: report.queries });
+    runs.push({ label, scores: await perQuery(tools, mapped, embedder) });
   }
-  if (process.argv.includes("--json")) {
-    process.stdout.write(`${JSON.stringify({ notes, rows }, null, 2)}\n`);
-    return;
+  const apiById = new Map(queries.map((q) => [q.id, apiOf(q, operations)]));
+  const apis = mappedQueries.map((q) => apiById.get(q.id)!);
+  const old = runs[0]!;
+  out.push(`\nnDCG@10 (${mappedQueries.length} queries, 21 APIs); Δ = recipe − old per API: mean of the APIs, worst API, APIs better/worse\n`);
+  out.push(`| catalog | ${ENGINES.join(" | ")} | ${SEARCH_ENGINES.map((e) => `${e} worst-API Δ`).join(" | ")} | better/worse APIs (${SEARCH_ENGINES.join("/")}) |`);
+  out.push(`|---|${ENGINES.map(() => "---:").join("|")}|${SEARCH_ENGINES.map(() => "---").join("|")}|---|`);
+  out.push(`| converter's catalog.json (${queries.length} queries) | ${ENGINES.map((e) => pct(mean(converterScores[e]!))).join(" | ")} | ${SEARCH_ENGINES.map(() => "").join(" | ")} | |`);
+  for (const run of runs) {
+    const worst: string[] = [];
+    const counts: string[] = [];
+    for (const e of SEARCH_ENGINES) {
+      const now = byApi(run.scores[e]!, apis);
+      const before = byApi(old.scores[e]!, apis);
+      const deltas = [...now].map(([api, v]) => [api, v - before.get(api)!] as const).sort((a, b) => a[1] - b[1]);
+      worst.push(run === old ? "" : `${signed(deltas[0]![1])} (${deltas[0]![0]})`);
+      counts.push(`${deltas.filter((d) => d[1] > 1e-9).length}/${deltas.filter((d) => d[1] < -1e-9).length}`);
+    }
+    out.push(`| import: ${run.label} | ${ENGINES.map((e) => pct(mean(run.scores[e]!))).join(" | ")} | ${worst.join(" | ")} | ${run === old ? "" : counts.join(", ")} |`);
   }
-  for (const note of notes) process.stdout.write(`${note}\n`);
-  process.stdout.write("\n| catalog | engine | queries | R@1 | R@5 | R@10 | nDCG@10 | MRR@10 |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
-  for (const { catalog, engine, report, queries: n } of rows) {
-    process.stdout.write(`| ${catalog} | ${engine} | ${n} | ${pct(report["recall@1"])} | ${pct(report["recall@5"])} | ${pct(report["recall@10"])} | ${pct(report["ndcg@10"])} | ${pct(report["mrr@10"])} |\n`);
+  if (runs.length > 1) {
+    const loao = leaveOneApiOut(runs, apis);
+    out.push(`| leave-one-API-out choice | ${ENGINES.map((e) => pct(loao.scores[e]!)).join(" | ")} | ${SEARCH_ENGINES.map(() => "").join(" | ")} | |`);
+    out.push(`\nleave-one-API-out picks: ${Object.entries(loao.picks).map(([l, n]) => `${l} ×${n}`).join(", ")}`);
   }
+  process.stdout.write(`${out.join("\n")}\n`);
+  if (process.argv.includes("--per-api")) {
+    for (const run of runs) {
+      process.stdout.write(`\n${run.label}: ${SEARCH_ENGINES.map((e) => `${e} ${[...byApi(run.scores[e]!, apis)].map(([a, v]) => `${a}=${pct(v)}`).join(" ")}`).join("\n  ")}\n`);
+    }
+  }
+  embedder.close();
 }
 
 await main();

@@ -82,8 +82,9 @@ export async function catalogFromOpenApi(spec: string | object, options: OpenApi
 function importDocument(loaded: OpenApiDocument, options: OpenApiImportOptions): OpenApiCatalog {
   const { doc, source } = loaded;
   const recipe = { ...DEFAULT_DESCRIPTION_RECIPE, ...options.recipe };
-  const info = (doc.info ?? {}) as { title?: unknown };
+  const info = (doc.info ?? {}) as { title?: unknown; description?: unknown };
   const title = plainText(info.title) || source;
+  const apiDescription = typeof info.description === "string" ? info.description : undefined;
   const paths = doc.paths;
   if (typeof paths !== "object" || paths === null || Array.isArray(paths)) {
     throw new ToolsearchError("openapi_invalid", `${source}: the document has no "paths" object, so there are no operations to import`);
@@ -111,7 +112,7 @@ function importDocument(loaded: OpenApiDocument, options: OpenApiImportOptions):
       const name = names.claim(fitName(operationBaseName(method, path, operationId), options.prefix));
       result.warnings.push(...built.warnings.map((w) => `${where} (${name}): ${w}`));
       result.plans.set(name, built.plan);
-      result.tools.push(toolOf(name, built.inputSchema, built.plan, operation, title, recipe, options.baseUrl ?? built.plan.server ?? serverUrl));
+      result.tools.push(toolOf(name, built.inputSchema, built.plan, operation, { title, description: apiDescription }, recipe, options.baseUrl ?? built.plan.server ?? serverUrl));
     }
   }
   return result;
@@ -144,15 +145,16 @@ function pathItems(doc: Record<string, unknown>, paths: Record<string, unknown>,
 }
 
 function toolOf(
-  name: string, inputSchema: Record<string, unknown>, plan: OperationPlan, operation: Record<string, unknown>, title: string,
-  recipe: Required<DescriptionRecipe>, server: string | undefined,
+  name: string, inputSchema: Record<string, unknown>, plan: OperationPlan, operation: Record<string, unknown>,
+  api: { title: string; description?: string }, recipe: Required<DescriptionRecipe>, server: string | undefined,
 ): OpenApiTool {
   const description = operationDescription({
     method: plan.method, path: plan.path, summary: operation.summary as string | undefined, description: operation.description as string | undefined,
-    apiTitle: title, response: successDescription(operation.responses), deprecated: operation.deprecated === true,
+    apiTitle: api.title, apiDescription: api.description, response: successDescription(operation.responses), deprecated: operation.deprecated === true,
   }, recipe);
   const tags = Array.isArray(operation.tags) ? operation.tags.filter((t): t is string => typeof t === "string" && t.trim() !== "") : [];
-  const category = tags[0]?.trim() ?? (recipe.categoryFallback === "title" ? title : undefined);
+  const tag = tags[0]?.trim();
+  const category = tag ? (recipe.categoryWithTitle ? `${api.title}: ${tag}` : tag) : recipe.categoryFallback === "title" ? api.title : undefined;
   return {
     name, description, input_schema: inputSchema, ...(category ? { category } : {}),
     openapi: { method: plan.method, path: plan.path, ...(plan.operationId ? { operationId: plan.operationId } : {}), ...(server ? { server } : {}) },

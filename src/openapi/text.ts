@@ -12,13 +12,26 @@ export interface DescriptionRecipe {
   apiTitle?: boolean;
   /** Add the description of the first 2xx response, as "Returns: …" (default false). */
   responses?: boolean;
+  /** Which of summary and description to use: both (default), or only the first present of `summary`/`description`. */
+  texts?: "both" | "summary" | "description";
+  /** Add the first sentence of the API's `info.description`, as context (default false). */
+  apiDescription?: boolean;
   /** Category when the operation has no tag: the API's title (default) or none. */
   categoryFallback?: "title" | "none";
+  /** Also put the API's title in the category of a tagged operation, e.g. "Nager.Date: Country" (default false). */
+  categoryWithTitle?: boolean;
+  /**
+   * How the method and path end the description: `raw` "(GET /users/{id}/orders)" (default), `words` the same with
+   * parameters and version segments left out "(GET users orders)", or `none`.
+   */
+  path?: "raw" | "words" | "none";
   /** Longest description in characters, method and path included (default 1,000). */
   maxChars?: number;
 }
 
-export const DEFAULT_DESCRIPTION_RECIPE: Required<DescriptionRecipe> = { apiTitle: false, responses: false, categoryFallback: "title", maxChars: 1000 };
+export const DEFAULT_DESCRIPTION_RECIPE: Required<DescriptionRecipe> = {
+  apiTitle: false, texts: "both", apiDescription: false, responses: false, categoryFallback: "title", categoryWithTitle: false, path: "raw", maxChars: 1000,
+};
 
 /** What an operation says about itself. */
 export interface OperationTexts {
@@ -27,14 +40,33 @@ export interface OperationTexts {
   summary?: string;
   description?: string;
   apiTitle?: string;
+  apiDescription?: string;
   response?: string;
   deprecated?: boolean;
 }
 
-/** One line of plain text: whitespace collapsed, Markdown link targets and HTML tags removed. */
+/**
+ * One line of plain text from CommonMark, as OpenAPI descriptions are written: fenced code blocks (request examples,
+ * which only add noise to search), HTML tags, link and image targets, heading marks, emphasis, table rules and
+ * inline-code ticks removed, whitespace collapsed.
+ *
+ * @example
+ * ```ts
+ * plainText("## Pets\n**List** the [pets](https://x.io) in `store`."); // "Pets List the pets in store."
+ * ```
+ */
 export function plainText(text: unknown): string {
   if (typeof text !== "string") return "";
-  return text.replace(/<[^>]+>/g, " ").replace(/\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/\s+/g, " ").trim();
+  return text
+    .replace(/^ {0,3}(```|~~~)[^\n]*\n[\s\S]*?(?:^ {0,3}\1[^\n]*$|(?![\s\S]))/gm, " ")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/^ {0,3}#{1,6}\s+/gm, "")
+    .replace(/^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*$/gm, " ")
+    .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, "$2")
+    .replace(/`+([^`]*)`+/g, "$1")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 function sentence(text: string): string {
@@ -52,8 +84,10 @@ function sentence(text: string): string {
  * ```
  */
 export function operationDescription(texts: OperationTexts, recipe: Required<DescriptionRecipe>): string {
-  const summary = plainText(texts.summary);
-  const description = plainText(texts.description);
+  let summary = plainText(texts.summary);
+  let description = plainText(texts.description);
+  if (recipe.texts === "summary" && summary) description = "";
+  if (recipe.texts === "description" && description) summary = "";
   const parts: string[] = [];
   if (recipe.apiTitle && texts.apiTitle) parts.push(`${plainText(texts.apiTitle)}:`);
   if (texts.deprecated) parts.push("Deprecated.");
@@ -61,8 +95,24 @@ export function operationDescription(texts: OperationTexts, recipe: Required<Des
   if (description) parts.push(sentence(description));
   const response = plainText(texts.response);
   if (recipe.responses && response) parts.push(sentence(`Returns: ${response}`));
-  const where = `(${texts.method.toUpperCase()} ${texts.path})`;
+  const context = firstSentence(plainText(texts.apiDescription));
+  if (recipe.apiDescription && context) parts.push(sentence(context));
+  const where = pathText(texts.method, texts.path, recipe.path);
   const body = parts.join(" ");
-  if (!body) return where;
+  if (!body) return where || `${texts.method.toUpperCase()} ${texts.path}`;
+  if (!where) return truncateAtWord(body, recipe.maxChars);
   return `${truncateAtWord(body, Math.max(20, recipe.maxChars - where.length - 1))} ${where}`;
+}
+
+function pathText(method: string, path: string, how: Required<DescriptionRecipe>["path"]): string {
+  if (how === "none") return "";
+  if (how === "raw") return `(${method.toUpperCase()} ${path})`;
+  const words = path.split("/")
+    .filter((segment) => segment && !/[{}]/.test(segment) && !/^v\d+(\.\d+)*$/i.test(segment) && segment !== "api");
+  return `(${[method.toUpperCase(), ...words.map((w) => w.replace(/[_\-.]+/g, " "))].join(" ")})`;
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/[.!?](\s|$)/);
+  return end === -1 ? text : text.slice(0, end + 1);
 }
