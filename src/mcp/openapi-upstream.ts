@@ -32,8 +32,10 @@ export class OpenApiUpstream {
     try {
       const auth = resolveAuth(this.config.auth, env, `${where}: auth`);
       const headers = Object.fromEntries(Object.entries(this.config.headers ?? {}).map(([k, v]) => [k, expandEnv(v, env, `${where}: headers.${k}`)]));
+      const serverVariables = this.config.serverVariables
+        && Object.fromEntries(Object.entries(this.config.serverVariables).map(([k, v]) => [k, expandEnv(v, env, `${where}: serverVariables.${k}`)]));
       this.client = await OpenApiClient.fromSpec(this.config.spec, {
-        baseUrl: this.config.baseUrl, auth, headers,
+        baseUrl: this.config.baseUrl, server: this.config.server, serverVariables, auth, headers,
         timeoutMs: this.config.timeoutMs ?? this.options.callTimeoutMs, maxResponseBytes: this.config.maxResponseBytes,
       });
     } catch (error) {

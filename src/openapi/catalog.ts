@@ -6,7 +6,7 @@ import type { AnthropicTool } from "../catalog/tool.js";
 import { ToolsearchError } from "../errors.js";
 import { loadOpenApi, type OpenApiDocument } from "./load.js";
 import { fitName, NameRegistry, operationBaseName } from "./names.js";
-import { buildOperation, firstServerUrl, type OperationPlan, SkipOperation } from "./operations.js";
+import { buildOperation, chooseServer, type OperationPlan, type ServerChoice, serverChoiceProblem, SkipOperation } from "./operations.js";
 import { derefObject } from "./refs.js";
 import { DEFAULT_DESCRIPTION_RECIPE, type DescriptionRecipe, operationDescription, plainText } from "./text.js";
 
@@ -16,6 +16,14 @@ export interface OpenApiImportOptions {
   prefix?: string;
   /** The server to call, overriding the document's `servers` (recorded in each tool's `openapi.server`). */
   baseUrl?: string;
+  /**
+   * Which of the document's `servers` to call when there are several: an index (0 is the first) or a server's URL or
+   * description, e.g. "staging". Path- and operation-level `servers` lists give the entry with the same index or
+   * description, else their first. Default: the first.
+   */
+  server?: number | string;
+  /** Values for server variables (`https://{region}.api.example.com`), replacing their defaults; checked against `enum`. */
+  serverVariables?: Record<string, string>;
   /** Shared across several documents imported into one catalog, so names stay unique among all of them. */
   names?: NameRegistry;
   /** Label for messages when `spec` is an object (default "spec"). */
@@ -48,7 +56,7 @@ export interface OpenApiCatalog {
   warnings: string[];
   /** The document's security schemes, references resolved. */
   securitySchemes: Record<string, Record<string, unknown>>;
-  /** The server URL requests go to (`baseUrl`, else the document's first server), when there is one. */
+  /** The server URL requests go to (`baseUrl`, else the chosen one of the document's servers), when there is one. */
   serverUrl?: string;
   title: string;
   source: string;
@@ -90,7 +98,12 @@ function importDocument(loaded: OpenApiDocument, options: OpenApiImportOptions):
     throw new ToolsearchError("openapi_invalid", `${source}: the document has no "paths" object, so there are no operations to import`);
   }
   const names = options.names ?? new NameRegistry();
-  const serverUrl = options.baseUrl ?? firstServerUrl(doc.servers);
+  const choice: ServerChoice = { server: options.server, variables: options.serverVariables };
+  if (options.server !== undefined || options.serverVariables !== undefined) {
+    const problem = serverChoiceProblem(doc.servers, choice);
+    if (problem) throw new ToolsearchError("invalid_option", `${source}: ${problem}`);
+  }
+  const serverUrl = options.baseUrl ?? chooseServer(doc.servers, choice);
   const result: OpenApiCatalog = {
     tools: [], plans: new Map(), skipped: [], warnings: [], securitySchemes: securitySchemes(doc, source),
     serverUrl, title, source, version: loaded.version, convertedFrom: loaded.convertedFrom,
@@ -103,7 +116,7 @@ function importDocument(loaded: OpenApiDocument, options: OpenApiImportOptions):
       const where = `${method.toUpperCase()} ${path}`;
       let built;
       try {
-        built = buildOperation(doc, source, method, path, pathItem, operation);
+        built = buildOperation(doc, source, method, path, pathItem, operation, choice);
       } catch (error) {
         if (!(error instanceof SkipOperation) && !(error instanceof ToolsearchError)) throw error;
         result.skipped.push({ method: method.toUpperCase(), path, operationId, reason: error.message });

@@ -16,8 +16,12 @@ import type { Problem } from "../errors.js";
 export interface OpenApiSourceConfig {
   /** The OpenAPI document (JSON or YAML file). */
   spec: string;
-  /** Where requests go (default: the document's first server). */
+  /** Where requests go (default: the document's first server, or the one `server` names). */
   baseUrl?: string;
+  /** Which of the document's servers: an index (0 is the first) or a server's URL or description. */
+  server?: number | string;
+  /** Server variable values replacing their defaults (`${VAR}` allowed). */
+  serverVariables?: Record<string, string>;
   /** `{"bearer": T}`, `{"basic": {"username", "password"}}` or `{"apiKey": V}`; `${VAR}` from the environment. */
   auth?: unknown;
   /** Headers sent with every request (`${VAR}` allowed). */
@@ -28,7 +32,7 @@ export interface OpenApiSourceConfig {
   maxResponseBytes?: number;
 }
 
-const FIELDS = ["spec", "baseUrl", "auth", "headers", "timeoutMs", "maxResponseBytes", "disabled"];
+const FIELDS = ["spec", "baseUrl", "server", "serverVariables", "auth", "headers", "timeoutMs", "maxResponseBytes", "disabled"];
 
 /** Checks the `openapi` block; returns the enabled entries (relative paths resolved) and every problem found. */
 export function parseOpenApiSources(value: unknown, file: string | undefined): { sources: Record<string, OpenApiSourceConfig>; problems: Problem[] } {
@@ -50,6 +54,12 @@ export function parseOpenApiSources(value: unknown, file: string | undefined): {
     for (const key of Object.keys(entry)) if (!FIELDS.includes(key)) problems.push(at(name, `field "${key}" is not a known field (${FIELDS.join(", ")})`));
     if (typeof entry.spec !== "string" || !entry.spec.trim()) problems.push(at(name, `field "spec" is required: the OpenAPI file (JSON or YAML)`));
     if (entry.baseUrl !== undefined && (typeof entry.baseUrl !== "string" || !URL.canParse(entry.baseUrl))) problems.push(at(name, `field "baseUrl" must be an absolute URL such as http://127.0.0.1:8080/api/v1`));
+    if (entry.server !== undefined && !(typeof entry.server === "string" && entry.server.trim()) && !(typeof entry.server === "number" && Number.isInteger(entry.server) && entry.server >= 0)) {
+      problems.push(at(name, `field "server" must be a server's index (0 is the first), URL or description`));
+    }
+    if (entry.serverVariables !== undefined && (typeof entry.serverVariables !== "object" || entry.serverVariables === null || Object.values(entry.serverVariables).some((v) => typeof v !== "string"))) {
+      problems.push(at(name, `field "serverVariables" must map variable names to strings`));
+    }
     if (entry.auth !== undefined && (typeof entry.auth !== "object" || entry.auth === null || Array.isArray(entry.auth))) problems.push(at(name, `field "auth" must be one of {"bearer": T}, {"basic": {"username", "password"}}, {"apiKey": V}`));
     if (entry.headers !== undefined && (typeof entry.headers !== "object" || entry.headers === null || Object.values(entry.headers).some((v) => typeof v !== "string"))) problems.push(at(name, `field "headers" must map header names to strings`));
     for (const key of ["timeoutMs", "maxResponseBytes"]) {

@@ -26,14 +26,24 @@ export interface Placement {
   json?: boolean;
 }
 
+/**
+ * How a body is encoded: `json`; `form` (`application/x-www-form-urlencoded`); `multipart` (`multipart/form-data`,
+ * file fields given as base64); `text` (`text/*`, XML: the string as it is); `binary` (any other type: the input is
+ * base64 and the bytes are sent).
+ */
+export type BodyEncoding = "json" | "form" | "multipart" | "text" | "binary";
+
 /** How the request body is sent. */
 export interface BodyPlan {
   mediaType: string;
+  encoding: BodyEncoding;
   /** `fields`: the body is an object built from the `body` placements; `whole`: one property holds the body. */
   mode: "fields" | "whole";
   /** The property holding the whole body (mode `whole`). */
   arg?: string;
   required: boolean;
+  /** Multipart fields that are files (base64 in the input), with the content type of their part. */
+  files?: Record<string, string>;
 }
 
 /** Everything needed to call an operation. */
@@ -59,9 +69,13 @@ export interface OperationTool {
   warnings: string[];
 }
 
-/** Media types sent as JSON, in order of preference. */
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
-const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
+/** Body media types by encoding, in order of preference (JSON first: models write it best); anything else is binary. */
+const BODY_TYPES: [RegExp, BodyEncoding][] = [
+  [/^application\/(?:[\w.+-]+\+)?json\b/i, "json"],
+  [/^application\/x-www-form-urlencoded\b/i, "form"],
+  [/^multipart\/form-data\b/i, "multipart"],
+  [/^(?:text\/[\w.+-]+|application\/(?:[\w.+-]+\+)?xml)\b/i, "text"],
+];
 /** Header parameters that OpenAPI says are ignored (the client sets them). */
 const RESERVED_HEADERS = new Set(["accept", "content-type", "authorization"]);
 const LOCATIONS: readonly string[] = ["path", "query", "header", "cookie"];
@@ -90,6 +104,7 @@ export function buildOperation(
   path: string,
   pathItem: Record<string, unknown>,
   operation: Record<string, unknown>,
+  servers: ServerChoice = {},
 ): OperationTool {
   const inliner = new SchemaInliner(doc, source);
   const warnings: string[] = [];
@@ -118,23 +133,28 @@ export function buildOperation(
     if (!placements.some((p) => p.in === "path" && p.name === wire)) throw new SkipOperation(`path parameter {${wire}} is not declared in "parameters"`);
   }
 
-  const body = requestBody(doc, source, inliner, operation, warnings);
+  const body = requestBody(doc, source, inliner, operation);
   let bodyPlan: BodyPlan | undefined;
   if (body) {
-    const fields = flattenable(body.schema, (key) => taken(key));
+    const { mediaType, encoding } = body;
+    const fields = encoding === "json" || encoding === "form" || encoding === "multipart" ? flattenable(body.schema, (key) => taken(key)) : undefined;
     if (fields) {
+      const files: Record<string, string> = {};
       for (const [field, schema] of Object.entries(fields.properties)) {
-        properties[field] = schema;
+        const file = encoding === "multipart" && isBinary(schema);
+        if (file) files[field] = body.partTypes[field] ?? "application/octet-stream";
+        properties[field] = file ? base64Schema(schema, "the file's content") : schema;
         placements.push({ arg: field, in: "body", name: field });
       }
       if (body.required) required.push(...fields.required);
-      bodyPlan = { mediaType: body.mediaType, mode: "fields", required: body.required };
+      bodyPlan = { mediaType, encoding, mode: "fields", required: body.required, ...(Object.keys(files).length ? { files } : {}) };
     } else {
       const arg = taken("body") ? "request_body" : "body";
       const description = plainText(body.description);
-      properties[arg] = description && typeof body.schema.description !== "string" ? { ...body.schema, description } : body.schema;
+      const schema = encoding === "binary" ? base64Schema(body.schema, "the request body") : encoding === "text" ? { type: "string", description: `The body, as ${mediaType} text.`, ...textOnly(body.schema) } : body.schema;
+      properties[arg] = description && typeof schema.description !== "string" ? { ...schema, description } : schema;
       if (body.required) required.push(arg);
-      bodyPlan = { mediaType: body.mediaType, mode: "whole", arg, required: body.required };
+      bodyPlan = { mediaType, encoding, mode: "whole", arg, required: body.required };
     }
   }
 
@@ -143,7 +163,7 @@ export function buildOperation(
   if (required.length) inputSchema.required = [...new Set(required)];
   if (Object.keys(inliner.defs).length) inputSchema.$defs = inliner.defs;
   const security = (operation.security ?? doc.security) as Record<string, string[]>[] | undefined;
-  const server = firstServerUrl(operation.servers) ?? firstServerUrl(pathItem.servers);
+  const server = chooseServer(operation.servers, servers) ?? chooseServer(pathItem.servers, servers);
   const operationId = typeof operation.operationId === "string" ? operation.operationId : undefined;
   return { inputSchema, warnings, plan: { method: method.toUpperCase(), path, operationId, placements, body: bodyPlan, security, server } };
 }
@@ -175,26 +195,69 @@ function parameterSchema(inliner: SchemaInliner, parameter: ParameterObject, con
 
 interface BodyChoice {
   mediaType: string;
+  encoding: BodyEncoding;
   schema: JsonSchema;
   required: boolean;
   description?: unknown;
+  /** Content types of multipart parts from the media type's `encoding` object. */
+  partTypes: Record<string, string>;
 }
 
-/** The request body as JSON (preferred) or a form; a required body of another type skips the operation. */
-function requestBody(doc: unknown, source: string, inliner: SchemaInliner, operation: Record<string, unknown>, warnings: string[]): BodyChoice | undefined {
+interface MediaTypeObject {
+  schema?: unknown;
+  encoding?: Record<string, { contentType?: unknown }>;
+}
+
+/** The request body in the media type toolsearch sends best (JSON, then form, multipart, text, then bytes). */
+function requestBody(doc: unknown, source: string, inliner: SchemaInliner, operation: Record<string, unknown>): BodyChoice | undefined {
   if (operation.requestBody === undefined) return undefined;
-  const body = derefObject<{ content?: Record<string, { schema?: unknown }>; required?: boolean; description?: unknown }>(doc, operation.requestBody, source);
+  const body = derefObject<{ content?: Record<string, MediaTypeObject>; required?: boolean; description?: unknown }>(doc, operation.requestBody, source);
   const content = body?.content ?? {};
   const types = Object.keys(content);
-  const mediaType = types.find((t) => JSON_TYPE.test(t)) ?? types.find((t) => FORM_TYPE.test(t));
-  if (!mediaType) {
-    const what = types.length ? `only ${types.join(", ")}` : "no media type";
-    if (body?.required) throw new SkipOperation(`its request body takes ${what}; toolsearch sends JSON or form bodies`);
-    warnings.push(`its optional request body (${what}) is left out; toolsearch sends JSON or form bodies`);
+  if (types.length === 0) {
+    if (body?.required) throw new SkipOperation("its required request body names no media type, so there is no way to know how to send it");
     return undefined;
   }
-  const schema = inliner.inline(content[mediaType]?.schema ?? {});
-  return { mediaType, schema, required: body.required === true, description: body.description };
+  let chosen: [string, BodyEncoding] | undefined;
+  for (const [pattern, encoding] of BODY_TYPES) {
+    const found = types.find((t) => pattern.test(t));
+    if (found) {
+      chosen = [found, encoding];
+      break;
+    }
+  }
+  const [listed, encoding] = chosen ?? [types[0]!, "binary" as const];
+  // A wildcard ("*/*", "image/*") says any type will do; the bytes are sent as octet-stream.
+  const mediaType = listed.includes("*") ? "application/octet-stream" : listed;
+  const media = content[listed] ?? {};
+  const schema = inliner.inline(media.schema ?? {});
+  const partTypes: Record<string, string> = {};
+  for (const [field, part] of Object.entries(media.encoding ?? {})) {
+    if (typeof part?.contentType === "string") partTypes[field] = part.contentType.split(",")[0]!.trim();
+  }
+  return { mediaType, encoding, schema, required: body.required === true, description: body.description, partTypes };
+}
+
+/** A schema of bytes: `format: binary` (3.0), or `contentMediaType`/`contentEncoding` without a JSON type (3.1); arrays of them too. */
+function isBinary(schema: JsonSchema): boolean {
+  if (schema.type === "array" && typeof schema.items === "object" && schema.items !== null) return isBinary(schema.items as JsonSchema);
+  if (schema.format === "binary") return true;
+  return (typeof schema.contentMediaType === "string" || schema.contentEncoding === "binary") && (schema.type === undefined || schema.type === "string");
+}
+
+/** The input schema of bytes given as base64 (a string, or an array of them for several files). */
+function base64Schema(schema: JsonSchema, what: string): JsonSchema {
+  if (schema.type === "array") return { type: "array", items: base64Schema((schema.items as JsonSchema) ?? {}, what), ...textOnly(schema) };
+  const own = typeof schema.description === "string" ? `${schema.description.replace(/[.\s]*$/, "")}. ` : "";
+  return { type: "string", contentEncoding: "base64", description: `${own}Base64 of ${what}.` };
+}
+
+/** The parts of a schema that still hold for a string: its description and title. */
+function textOnly(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  if (typeof schema.description === "string") out.description = schema.description;
+  if (typeof schema.title === "string") out.title = schema.title;
+  return out;
 }
 
 /** An object body whose fields can sit beside the parameters, or undefined when it must stay one property. */
@@ -240,13 +303,70 @@ function mergeAllOf(schema: JsonSchema): JsonSchema {
   return merged;
 }
 
-/** The first server's URL with its variables at their defaults, or undefined. */
-export function firstServerUrl(servers: unknown): string | undefined {
+/**
+ * Which of a document's `servers` to call: an index into the document's list, or a URL or description to match
+ * (case-insensitive); `variables` override the defaults of server variables.
+ */
+export interface ServerChoice {
+  server?: number | string;
+  variables?: Record<string, string>;
+}
+
+interface ServerObject {
+  url?: unknown;
+  description?: unknown;
+  variables?: Record<string, { default?: unknown; enum?: unknown }>;
+}
+
+/**
+ * The URL of the chosen server in `servers` (a document's, a path item's or an operation's list), its variables
+ * filled from `choice.variables`, else their defaults; undefined when the list is empty. A path or operation list
+ * without the chosen entry gives its first (its own variables filled the same way).
+ *
+ * @example
+ * ```ts
+ * chooseServer([{ url: "https://{region}.api.example.com", variables: { region: { default: "eu" } } }], { variables: { region: "us" } });
+ * // "https://us.api.example.com"
+ * ```
+ */
+export function chooseServer(servers: unknown, choice: ServerChoice = {}): string | undefined {
   if (!Array.isArray(servers) || servers.length === 0) return undefined;
-  const server = servers[0] as { url?: unknown; variables?: Record<string, { default?: unknown }> };
+  const list = servers as ServerObject[];
+  const wanted = choice.server;
+  const matched = typeof wanted === "number" ? list[wanted]
+    : typeof wanted === "string" ? list.find((s) => sameText(s?.url, wanted) || sameText(s?.description, wanted))
+    : undefined;
+  const server = matched ?? list[0]!;
   if (typeof server?.url !== "string") return undefined;
   return server.url.replace(/\{([^}]+)\}/g, (whole, name: string) => {
-    const value = server.variables?.[name]?.default;
+    const value = choice.variables?.[name] ?? server.variables?.[name]?.default;
     return value === undefined ? whole : String(value);
   });
+}
+
+/**
+ * Checks a server choice against the document's own `servers`: the index or name exists and every variable value is
+ * one its `enum` allows. Returns the problem, or undefined when the choice is fine.
+ */
+export function serverChoiceProblem(servers: unknown, choice: ServerChoice): string | undefined {
+  const list = (Array.isArray(servers) ? servers : []) as ServerObject[];
+  const names = list.map((s, i) => `${i}: ${String(s?.url)}${typeof s?.description === "string" ? ` (${s.description})` : ""}`).join("; ") || "none";
+  const wanted = choice.server;
+  if (typeof wanted === "number" && !list[wanted]) return `server ${wanted} does not exist; the document's servers are ${names}`;
+  if (typeof wanted === "string" && !list.some((s) => sameText(s?.url, wanted) || sameText(s?.description, wanted))) {
+    return `no server has the URL or description ${JSON.stringify(wanted)}; the document's servers are ${names}`;
+  }
+  const chosen = typeof wanted === "number" ? list[wanted] : typeof wanted === "string" ? list.find((s) => sameText(s?.url, wanted) || sameText(s?.description, wanted)) : list[0];
+  for (const [name, value] of Object.entries(choice.variables ?? {})) {
+    const variable = chosen?.variables?.[name];
+    if (!variable) return `server variable ${JSON.stringify(name)} is not a variable of server ${String(chosen?.url ?? "(none)")}`;
+    if (Array.isArray(variable.enum) && !variable.enum.map(String).includes(value)) {
+      return `server variable ${name} must be one of ${variable.enum.map((v) => JSON.stringify(String(v))).join(", ")} (got ${JSON.stringify(value)})`;
+    }
+  }
+  return undefined;
+}
+
+function sameText(a: unknown, b: string): boolean {
+  return typeof a === "string" && a.trim().toLowerCase() === b.trim().toLowerCase();
 }

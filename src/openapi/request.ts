@@ -1,17 +1,19 @@
 /**
  * A tool call's input → the HTTP request its operation describes: path parameters filled in, query, header and cookie
- * parameters serialized by their OpenAPI `style`, the body as JSON or a form, and the credentials placed.
+ * parameters serialized by their OpenAPI `style`, the body as JSON, a form, multipart form data, text or bytes, and
+ * the credentials placed.
  */
 import { ToolsearchError } from "../errors.js";
 import type { AuthPlacement } from "./auth.js";
-import type { OperationPlan, Placement } from "./operations.js";
+import type { BodyPlan, OperationPlan, Placement } from "./operations.js";
 
 /** A request ready for `fetch`. */
 export interface HttpRequest {
   url: string;
   method: string;
   headers: Record<string, string>;
-  body?: string;
+  /** Text (JSON, form, text types), bytes (binary types) or multipart form data (fetch writes its boundary). */
+  body?: string | Uint8Array<ArrayBuffer> | FormData;
 }
 
 /** Builds the request for one call. `serverUrl` is absolute (the configured base URL or the document's server). */
@@ -49,7 +51,8 @@ export function buildRequest(plan: OperationPlan, input: Record<string, unknown>
   const url = new URL(joinUrl(serverUrl, path));
   for (const [key, text] of query) url.searchParams.append(key, text);
   const body = bodyOf(plan, input, fields);
-  if (body !== undefined) headers["content-type"] = plan.body!.mediaType;
+  // fetch sets a multipart content type itself, with the boundary it chose.
+  if (body !== undefined && !(body instanceof FormData)) headers["content-type"] = plan.body!.mediaType;
   return { url: url.toString(), method: plan.method, headers, body };
 }
 
@@ -57,21 +60,59 @@ function joinUrl(server: string, path: string): string {
   return `${server.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
 }
 
-function bodyOf(plan: OperationPlan, input: Record<string, unknown>, fields: Record<string, unknown>): string | undefined {
+function bodyOf(plan: OperationPlan, input: Record<string, unknown>, fields: Record<string, unknown>): HttpRequest["body"] {
   if (!plan.body) return undefined;
   const value = plan.body.mode === "whole" ? input[plan.body.arg!] : Object.keys(fields).length ? fields : undefined;
-  if (value === undefined) return plan.body.required && plan.body.mode === "fields" ? encode(plan.body.mediaType, {}) : undefined;
-  return encode(plan.body.mediaType, value);
+  if (value === undefined) return plan.body.required && plan.body.mode === "fields" ? encode(plan.body, {}) : undefined;
+  return encode(plan.body, value);
 }
 
-function encode(mediaType: string, value: unknown): string {
-  if (!/x-www-form-urlencoded/i.test(mediaType)) return JSON.stringify(value);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ToolsearchError("invalid_arguments", "a form body must be an object of fields");
-  const form = new URLSearchParams();
-  for (const [key, item] of Object.entries(value)) {
-    for (const one of Array.isArray(item) ? item : [item]) form.append(key, typeof one === "object" && one !== null ? JSON.stringify(one) : String(one));
+function encode(body: BodyPlan, value: unknown): HttpRequest["body"] {
+  const arg = body.arg ?? "the body";
+  switch (body.encoding) {
+    case "json":
+      return JSON.stringify(value);
+    case "text":
+      if (typeof value !== "string") throw new ToolsearchError("invalid_arguments", `${arg} must be a string: it is sent as ${body.mediaType} text`);
+      return value;
+    case "binary":
+      return fromBase64(value, arg);
+    case "form": {
+      const form = new URLSearchParams();
+      for (const [key, item] of fieldsOf(body, value)) for (const one of listOf(item)) form.append(key, partText(one));
+      return form.toString();
+    }
+    case "multipart": {
+      const form = new FormData();
+      for (const [key, item] of fieldsOf(body, value)) {
+        const type = body.files?.[key];
+        for (const one of listOf(item)) {
+          if (type === undefined) form.append(key, partText(one));
+          else form.append(key, new Blob([fromBase64(one, key)], { type }), key);
+        }
+      }
+      return form;
+    }
   }
-  return form.toString();
+}
+
+function fieldsOf(body: BodyPlan, value: unknown): [string, unknown][] {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ToolsearchError("invalid_arguments", `${body.arg ?? "the body"} must be an object of fields: it is sent as ${body.mediaType}`);
+  }
+  return Object.entries(value);
+}
+
+const listOf = (item: unknown): unknown[] => (Array.isArray(item) ? item : [item]);
+const partText = (one: unknown): string => (typeof one === "object" && one !== null ? JSON.stringify(one) : String(one));
+
+/** Standard or URL-safe base64 (whitespace ignored) → bytes; anything else is refused rather than sent garbled. */
+function fromBase64(value: unknown, arg: string): Uint8Array<ArrayBuffer> {
+  const text = typeof value === "string" ? value.replace(/\s+/g, "") : undefined;
+  if (text === undefined || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(text) || text.replace(/=+$/, "").length % 4 === 1) {
+    throw new ToolsearchError("invalid_arguments", `${arg} must be base64 text (the bytes to send), e.g. "aGVsbG8="`);
+  }
+  return Uint8Array.from(Buffer.from(text, text.includes("-") || text.includes("_") ? "base64url" : "base64"));
 }
 
 /** A header value may not hold line breaks (they would start another header) or NUL. */

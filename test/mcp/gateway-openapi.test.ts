@@ -39,9 +39,9 @@ describe("gateway with an OpenAPI document beside mcpServers", () => {
 
   it("indexes each operation as clinic__<operation> and logs what it skipped", async () => {
     const names = gateway.index.names().sort();
-    assert.equal(names.length, 14);
+    assert.equal(names.length, 15);
     assert.ok(names.includes("clinic__listPatients") && names.includes("clinic__delete_patient_2"));
-    assert.ok(logs.some((l) => /openapi "clinic" ready with 14 tools \(1 operation skipped: PUT \/files\/\{file_id\}/.test(l)), logs.join("\n"));
+    assert.ok(logs.some((l) => /openapi "clinic" ready with 15 tools \(1 operation skipped: POST \/files\/\{file_id\}\/scan/.test(l)), logs.join("\n"));
     const found = foundNames(await client.callTool({ name: "search_tools", arguments: { query: "register a new patient" } }));
     assert.equal(found[0], "clinic__createPatient");
     const described = JSON.parse(textOf(await client.callTool({ name: "describe_tool", arguments: { name: "clinic__createPatient" } })));

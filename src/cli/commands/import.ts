@@ -1,4 +1,4 @@
-/** `toolsearch import openapi SPEC… [--out FILE] [--prefix NAME] [--base-url URL] [--json]` */
+/** `toolsearch import openapi SPEC… [--out FILE] [--prefix NAME] [--base-url URL | --server S] [--server-var K=V…] [--json]` */
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { normalizeTools } from "../../catalog/load.js";
@@ -14,6 +14,8 @@ interface ImportFlags {
   out?: string;
   prefix?: string;
   baseUrl?: string;
+  server?: string;
+  serverVar?: string[];
   json?: boolean;
 }
 
@@ -26,11 +28,14 @@ export function registerImport(program: Command): void {
     .option("-o, --out <file>", "write the catalog here (default: print it on stdout and the report on stderr)")
     .option("--prefix <name>", "put NAME__ before every tool name")
     .option("--base-url <url>", "the server to call, recorded in each tool (overrides the documents' servers)")
+    .option("--server <index|name>", "which of the documents' servers to call: its index (0 is the first), URL or description")
+    .option("--server-var <name=value...>", "a server variable's value (replacing its default), e.g. region=eu")
     .option("--json", "with --out: print the report as JSON ({specs:[{source, tools, skipped, warnings}]})")
     .action(async (specs: string[], flags: ImportFlags) => {
       const names = new NameRegistry();
       const catalogs: OpenApiCatalog[] = [];
-      for (const spec of specs) catalogs.push(await catalogFromOpenApi(spec, { prefix: flags.prefix, baseUrl: flags.baseUrl, names }));
+      const servers = { server: serverFlag(flags.server), serverVariables: serverVariables(flags.serverVar) };
+      for (const spec of specs) catalogs.push(await catalogFromOpenApi(spec, { prefix: flags.prefix, baseUrl: flags.baseUrl, names, ...servers }));
       const tools = catalogs.flatMap((c) => c.tools);
       checkLoadable(tools);
       const text = `${JSON.stringify(tools, null, 2)}\n`;
@@ -50,6 +55,22 @@ export function registerImport(program: Command): void {
       if (flags.out) printLines([...lines, `wrote ${tools.length} tools to ${flags.out}`]);
       else process.stderr.write(`${lines.join("\n")}\n`);
     });
+}
+
+/** `--server 1` is an index, anything else a URL or description. */
+function serverFlag(value: string | undefined): number | string | undefined {
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : value;
+}
+
+function serverVariables(pairs: string[] | undefined): Record<string, string> | undefined {
+  if (!pairs) return undefined;
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at < 1) throw new ToolsearchError("invalid_option", `--server-var takes name=value (got ${JSON.stringify(pair)})`);
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
 }
 
 /** The catalog must load as it is written; a failure here is an importer bug, reported rather than written out. */
