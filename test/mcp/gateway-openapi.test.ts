@@ -88,10 +88,11 @@ describe("the openapi block of a gateway configuration", () => {
   it("refuses bad entries, naming the API and the field", () => {
     const error = thrownError(() => parseGatewayConfig({
       mcpServers: { clinic: { url: "http://127.0.0.1:1/mcp" } },
-      openapi: { clinic: { spec: "a.yaml" }, bad: { baseUrl: "not a url", auth: "token", retries: 3 } },
+      openapi: { clinic: { spec: "a.yaml" }, bad: { baseUrl: "not a url", auth: "token", retries: 3, server: -1, serverVariables: { port: 8080 } } },
     }));
     assert.equal(error.code, "config_invalid");
-    for (const part of [/openapi "clinic": the name is also an MCP server's/, /openapi "bad": field "spec" is required/, /openapi "bad": field "baseUrl" must be an absolute URL/, /openapi "bad": field "auth" must be one of/, /openapi "bad": field "retries" is not a known field/]) {
+    for (const part of [/openapi "clinic": the name is also an MCP server's/, /openapi "bad": field "spec" is required/, /openapi "bad": field "baseUrl" must be an absolute URL/, /openapi "bad": field "auth" must be one of/, /openapi "bad": field "retries" is not a known field/,
+      /openapi "bad": field "server" must be a server's index/, /openapi "bad": field "serverVariables" must map variable names to strings/]) {
       assert.match(error.message, part);
     }
   });
@@ -101,5 +102,24 @@ describe("the openapi block of a gateway configuration", () => {
     await assert.rejects(Gateway.start({ config: missingVar, log: () => {} }), (e: ToolsearchError) => e.code === "config_invalid" && /openapi "clinic": auth\.bearer refers to \$\{TOOLSEARCH_TEST_SURELY_UNSET\}, which is not set/.test(e.message));
     const missingSpec = parseGatewayConfig({ openapi: { clinic: { spec: fixture("openapi", "nope.yaml") } } });
     await assert.rejects(Gateway.start({ config: missingSpec, log: () => {} }), (e: ToolsearchError) => e.code === "config_invalid" && /openapi "clinic": .*nope\.yaml: cannot read file/.test(e.message));
+  });
+
+  it("calls the document's own server with variables from the configuration (no baseUrl)", async () => {
+    const api = await startFixtureServer(SPEC);
+    const portVar = `TOOLSEARCH_TEST_CLINIC_PORT_${process.pid}`;
+    process.env[portVar] = new URL(api.baseUrl).port;
+    const config = parseGatewayConfig({ openapi: { clinic: { spec: SPEC, server: 0, serverVariables: { port: `\${${portVar}}` }, auth: { bearer: CREDENTIALS.bearer } } } });
+    const gateway = await Gateway.start({ config, log: () => {} });
+    try {
+      const client = await connectInMemory(gateway);
+      const result = (await client.callTool({ name: "call_tool", arguments: { name: "clinic__listPatients", arguments: {} } })) as CallToolResult;
+      assert.notEqual(result.isError, true, textOf(result));
+      assert.equal((JSON.parse(textOf(result)) as { status: number }).status, 200);
+      await client.close();
+    } finally {
+      delete process.env[portVar];
+      await gateway.close();
+      await api.close();
+    }
   });
 });

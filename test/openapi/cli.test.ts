@@ -52,4 +52,21 @@ describe("toolsearch import openapi", () => {
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /prefix must be 1–40 letters/);
   });
+
+  it("chooses a server by --server and fills --server-var, refusing an unknown server with the list", () => {
+    const out = tempFile("vault.json", "");
+    const chosen = runCli(["import", "openapi", fixture("openapi", "uploads.yaml"), "--out", out, "--server", "0", "--server-var", "port=8443", "version=v2"]);
+    assert.equal(chosen.code, 0, chosen.stderr);
+    const tools = JSON.parse(readFileSync(out, "utf8")) as { name: string; openapi: { server: string } }[];
+    assert.equal(tools.find((t) => t.name === "uploadDocument")!.openapi.server, "http://127.0.0.1:8443/v2");
+    const production = runCli(["import", "openapi", fixture("openapi", "uploads.yaml"), "--out", out, "--server", "production"]);
+    assert.equal(production.code, 0, production.stderr);
+    assert.equal((JSON.parse(readFileSync(out, "utf8")) as { openapi: { server: string } }[])[0]!.openapi.server, "https://vault.example.invalid/v1");
+    const unknown = runCli(["import", "openapi", fixture("openapi", "uploads.yaml"), "--server", "staging"]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no server has the URL or description "staging"; the document's servers are 0: .*\(local\); 1: .*\(production\)/);
+    const malformed = runCli(["import", "openapi", fixture("openapi", "uploads.yaml"), "--server-var", "port"]);
+    assert.equal(malformed.code, 1);
+    assert.match(malformed.stderr, /--server-var takes name=value \(got "port"\)/);
+  });
 });
