@@ -150,6 +150,24 @@ describe("non-JSON request bodies, sent to a local server built from the spec", 
     assert.equal((await rejectedError(vault.call("setNote", { id: "d1", body: { not: "text" } }))).code, "invalid_arguments");
   });
 
+  it("imports a Swagger 2.0 file upload (formData, type file) as multipart with a base64 field", async () => {
+    const swagger = {
+      swagger: "2.0", info: { title: "Legacy vault", version: "1" }, host: `127.0.0.1:${api.port}`, basePath: "/legacy", schemes: ["http"],
+      paths: { "/documents": { post: { operationId: "legacyUpload", consumes: ["multipart/form-data"], parameters: [
+        { name: "title", in: "formData", type: "string", required: true },
+        { name: "file", in: "formData", type: "file", required: true, description: "The scan." },
+      ], responses: { 200: { description: "Stored." } } } } },
+    };
+    const legacy = await OpenApiClient.fromSpec(swagger);
+    assert.equal(legacy.catalog.plans.get("legacyUpload")!.body!.encoding, "multipart");
+    assert.equal((legacy.tools[0]!.input_schema as { properties: Record<string, { contentEncoding?: string }> }).properties.file!.contentEncoding, "base64");
+    const echo = (await legacy.call("legacyUpload", { title: "old scan", file: base64("%PDF") })).body as Echo;
+    assert.equal(echo.prefix, "/legacy");
+    const form = await new Response(Buffer.from(echo.bytes, "base64"), { headers: { "content-type": echo.contentType! } }).formData();
+    assert.equal(form.get("title"), "old scan");
+    assert.equal(await (form.get("file") as File).text(), "%PDF");
+  });
+
   it("calls path-level and operation-level servers with the same variables", async () => {
     assert.equal(((await vault.call("mirrorStatus", {})).body as Echo).prefix, "/mirror");
     assert.equal(((await vault.call("listArchive", {})).body as Echo).prefix, "/archive-2019");
