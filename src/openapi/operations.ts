@@ -133,28 +133,29 @@ export function buildOperation(
     if (!placements.some((p) => p.in === "path" && p.name === wire)) throw new SkipOperation(`path parameter {${wire}} is not declared in "parameters"`);
   }
 
-  const body = requestBody(doc, source, inliner, operation);
+  const body = requestBody(doc, source, inliner, operation, warnings);
   let bodyPlan: BodyPlan | undefined;
   if (body) {
     const { mediaType, encoding } = body;
     const fields = encoding === "json" || encoding === "form" || encoding === "multipart" ? flattenable(body.schema, (key) => taken(key)) : undefined;
+    const parts = encoding === "multipart" ? fileParts(fields?.properties ?? (body.schema.properties as Record<string, JsonSchema> | undefined) ?? {}, body.partTypes) : undefined;
+    const files = parts && Object.keys(parts.files).length ? { files: parts.files } : {};
     if (fields) {
-      const files: Record<string, string> = {};
-      for (const [field, schema] of Object.entries(fields.properties)) {
-        const file = encoding === "multipart" && isBinary(schema);
-        if (file) files[field] = body.partTypes[field] ?? "application/octet-stream";
-        properties[field] = file ? base64Schema(schema, "the file's content") : schema;
+      for (const [field, schema] of Object.entries(parts?.properties ?? fields.properties)) {
+        properties[field] = schema;
         placements.push({ arg: field, in: "body", name: field });
       }
       if (body.required) required.push(...fields.required);
-      bodyPlan = { mediaType, encoding, mode: "fields", required: body.required, ...(Object.keys(files).length ? { files } : {}) };
+      bodyPlan = { mediaType, encoding, mode: "fields", required: body.required, ...files };
     } else {
       const arg = taken("body") ? "request_body" : "body";
       const description = plainText(body.description);
-      const schema = encoding === "binary" ? base64Schema(body.schema, "the request body") : encoding === "text" ? { type: "string", description: `The body, as ${mediaType} text.`, ...textOnly(body.schema) } : body.schema;
+      const schema = encoding === "binary" ? base64Schema(body.schema, "the request body")
+        : encoding === "text" ? { type: "string", description: `The body, as ${mediaType} text.`, ...textOnly(body.schema) }
+        : parts ? { ...body.schema, properties: parts.properties } : body.schema;
       properties[arg] = description && typeof schema.description !== "string" ? { ...schema, description } : schema;
       if (body.required) required.push(arg);
-      bodyPlan = { mediaType, encoding, mode: "whole", arg, required: body.required };
+      bodyPlan = { mediaType, encoding, mode: "whole", arg, required: body.required, ...files };
     }
   }
 
@@ -209,13 +210,14 @@ interface MediaTypeObject {
 }
 
 /** The request body in the media type toolsearch sends best (JSON, then form, multipart, text, then bytes). */
-function requestBody(doc: unknown, source: string, inliner: SchemaInliner, operation: Record<string, unknown>): BodyChoice | undefined {
+function requestBody(doc: unknown, source: string, inliner: SchemaInliner, operation: Record<string, unknown>, warnings: string[]): BodyChoice | undefined {
   if (operation.requestBody === undefined) return undefined;
   const body = derefObject<{ content?: Record<string, MediaTypeObject>; required?: boolean; description?: unknown }>(doc, operation.requestBody, source);
   const content = body?.content ?? {};
   const types = Object.keys(content);
   if (types.length === 0) {
     if (body?.required) throw new SkipOperation("its required request body names no media type, so there is no way to know how to send it");
+    warnings.push("its optional request body names no media type: left out");
     return undefined;
   }
   let chosen: [string, BodyEncoding] | undefined;
@@ -236,6 +238,18 @@ function requestBody(doc: unknown, source: string, inliner: SchemaInliner, opera
     if (typeof part?.contentType === "string") partTypes[field] = part.contentType.split(",")[0]!.trim();
   }
   return { mediaType, encoding, schema, required: body.required === true, description: body.description, partTypes };
+}
+
+/** Multipart fields with the file ones given as base64, and the part type of each file field. */
+function fileParts(fields: Record<string, JsonSchema>, partTypes: Record<string, string>): { properties: Record<string, JsonSchema>; files: Record<string, string> } {
+  const properties: Record<string, JsonSchema> = {};
+  const files: Record<string, string> = {};
+  for (const [field, schema] of Object.entries(fields)) {
+    const file = typeof schema === "object" && schema !== null && isBinary(schema);
+    if (file) files[field] = partTypes[field] ?? "application/octet-stream";
+    properties[field] = file ? base64Schema(schema, "the file's content") : schema;
+  }
+  return { properties, files };
 }
 
 /** A schema of bytes: `format: binary` (3.0), or `contentMediaType`/`contentEncoding` without a JSON type (3.1); arrays of them too. */

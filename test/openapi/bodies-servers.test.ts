@@ -127,6 +127,15 @@ describe("non-JSON request bodies, sent to a local server built from the spec", 
     assert.equal(attachments[0]!.type, "application/octet-stream");
   });
 
+  it("sends a multipart body kept whole (extra fields allowed) with its file fields as files", async () => {
+    const schema = vault.tools.find((t) => t.name === "addPages")!.input_schema as { properties: { body: { properties: Record<string, unknown> } } };
+    assert.equal((schema.properties.body.properties.page as { contentEncoding: string }).contentEncoding, "base64");
+    const echo = (await vault.call("addPages", { id: "d1", body: { page: base64("page one"), note: "scanned twice" } })).body as Echo;
+    const form = await new Response(Buffer.from(echo.bytes, "base64"), { headers: { "content-type": echo.contentType! } }).formData();
+    assert.equal(await (form.get("page") as File).text(), "page one");
+    assert.equal(form.get("note"), "scanned twice");
+  });
+
   it("sends bytes from base64 (standard or URL-safe), and refuses text that is not base64 before sending", async () => {
     const bytes = Uint8Array.from([0xfb, 0xff, 0xbf, 0x00, 0x41]);
     for (const encoded of [Buffer.from(bytes).toString("base64"), Buffer.from(bytes).toString("base64url")]) {
