@@ -57,16 +57,34 @@ export interface OperationTexts {
  */
 export function plainText(text: unknown): string {
   if (typeof text !== "string") return "";
-  return text
-    .replace(/^ {0,3}(```|~~~)[^\n]*\n[\s\S]*?(?:^ {0,3}\1[^\n]*$|(?![\s\S]))/gm, " ")
-    .replace(/<[^>]+>/g, " ")
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/^ {0,3}#{1,6}\s+/gm, "")
-    .replace(/^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*$/gm, " ")
-    .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, "$2")
-    .replace(/`+([^`]*)`+/g, "$1")
+  // Every pattern here runs in linear time: descriptions come from documents we do not control.
+  return withoutFences(text)
+    .replace(/<[^<>]*>/g, " ")
+    .replace(/!?\[([^[\]]*)\]\([^()\s]*\)/g, "$1")
+    .replace(/^ {0,3}#{1,6}[ \t]+/gm, "")
+    .replace(/^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*(?::?-{3,}:?[ \t]*)?$/gm, " ")
+    .replace(/\*\*/g, "")
+    .replace(/(?<![A-Za-z0-9])__|__(?![A-Za-z0-9])/g, "")
+    .replace(/`+/g, "")
     .replace(/\s+/g, " ")
     .trim();
+}
+
+/** The text without its fenced code blocks (an unclosed fence runs to the end, as in CommonMark). */
+function withoutFences(text: string): string {
+  if (!text.includes("```") && !text.includes("~~~")) return text;
+  const kept: string[] = [];
+  let fence: string | undefined;
+  for (const line of text.split("\n")) {
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence === undefined) {
+      if (marker) fence = marker[0]!.repeat(marker.length);
+      else kept.push(line);
+    } else if (marker && marker[0] === fence[0] && marker.length >= fence.length) {
+      fence = undefined;
+    }
+  }
+  return kept.join("\n");
 }
 
 function sentence(text: string): string {
