@@ -124,6 +124,9 @@ function importDocument(loaded: OpenApiDocument, options: OpenApiImportOptions):
       }
       const name = names.claim(fitName(operationBaseName(method, path, operationId), options.prefix));
       result.warnings.push(...built.warnings.map((w) => `${where} (${name}): ${w}`));
+      // A relative path- or operation-level server ("/v2") is read against the document's server, as it would be
+      // against the document's own address if the document were served from there.
+      if (built.plan.server && !URL.canParse(built.plan.server) && serverUrl && URL.canParse(serverUrl)) built.plan.server = new URL(built.plan.server, serverUrl).toString();
       result.plans.set(name, built.plan);
       result.tools.push(toolOf(name, built.inputSchema, built.plan, operation, { title, description: apiDescription }, recipe, options.baseUrl ?? built.plan.server ?? serverUrl));
     }

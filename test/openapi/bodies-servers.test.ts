@@ -73,6 +73,20 @@ describe("choosing among a document's servers", () => {
     assert.equal(variables.tools.find((t) => t.name === "listArchive")!.openapi.server, "http://127.0.0.1:8443/archive-2019");
   });
 
+  it("reads a relative path- or operation-level server against the document's server", async () => {
+    const doc = {
+      openapi: "3.0.3", info: { title: "Relative", version: "1" }, servers: [{ url: "https://api.example.invalid/v1" }],
+      paths: {
+        "/a": { servers: [{ url: "/v2" }], get: { operationId: "a", responses: { 200: { description: "ok" } } } },
+        "/b": { get: { operationId: "b", servers: [{ url: "beta/" }], responses: { 200: { description: "ok" } } } },
+      },
+    };
+    const catalog = await catalogFromOpenApi(doc);
+    assert.equal(catalog.plans.get("a")!.server, "https://api.example.invalid/v2");
+    assert.equal(catalog.plans.get("b")!.server, "https://api.example.invalid/beta/");
+    assert.equal(catalog.tools[0]!.openapi.server, "https://api.example.invalid/v2");
+  });
+
   it("refuses a server or a variable value the document does not have, listing what it has", async () => {
     const missing = await rejectedError(catalogFromOpenApi(SPEC, { server: 5 }));
     assert.equal(missing.code, "invalid_option");
