@@ -22,7 +22,8 @@ export interface DescriptionRecipe {
   categoryWithTitle?: boolean;
   /**
    * How the method and path end the description: `raw` "(GET /users/{id}/orders)" (default), `words` the same with
-   * parameters and version segments left out "(GET users orders)", or `none`.
+   * parameters and version segments left out "(GET users orders)", or `none`. SPEC §13 wants the raw form; the others
+   * exist to measure what the path costs or brings (scripts/eval-openapi.ts).
    */
   path?: "raw" | "words" | "none";
   /** Longest description in characters, method and path included (default 1,000). */
