@@ -66,6 +66,11 @@ export class SessionTable<T> {
     return entry.session;
   }
 
+  /** The session with this id, without marking it used (undefined when unknown). */
+  peek(id: string): T | undefined {
+    return this.entries.get(id)?.session;
+  }
+
   delete(id: string): void {
     this.entries.delete(id);
   }
