@@ -10,6 +10,11 @@
  * ```
  */
 
+/** Default idle time before a session is closed (`--session-idle`, SPEC §11): 30 minutes. */
+export const DEFAULT_SESSION_IDLE_MS = 1_800_000;
+/** Default most sessions open at once (`--max-sessions`, SPEC §11). */
+export const DEFAULT_MAX_SESSIONS = 1000;
+
 /** Limits of the session table. */
 export interface SessionTableOptions<T> {
   /** Close a session after this long without a request; 0 = never. */
