@@ -92,10 +92,16 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     schema: { summary: "MCP Streamable HTTP endpoint of one collection (JSON-RPC; see the MCP specification)", security: bearer, params: collectionParams },
     handler: async (request, reply) => {
       const name = request.params.c;
-      await collections.resolve(name);
+      const sessionId = request.headers["mcp-session-id"];
+      try {
+        await collections.resolve(name);
+      } catch (error) {
+        const why = typeof sessionId === "string" ? ended.get(sessionId) : undefined;
+        if (why && error instanceof ToolsearchError && error.code === "unknown_collection") return rpcError(reply, 404, "unknown_collection", `This MCP session has ended: ${why}.`);
+        throw error;
+      }
       if (request.method === "POST" && callsUpstream(request.body)) requireScope(request, "call", name);
       const keyId = request.apiKey!.id;
-      const sessionId = request.headers["mcp-session-id"];
       let session = typeof sessionId === "string" ? sessions.touch(sessionId) : undefined;
       if (sessionId !== undefined && (!session || session.collection !== name || session.keyId !== keyId)) {
         // 404 is what MCP clients expect for a session that is gone: they initialize a new one.
