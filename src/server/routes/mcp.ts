@@ -69,7 +69,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       await session.transport.close();
     },
   });
-  app.addHook("onClose", async () => {
+  // Before the server stops listening: an open session holds a stream (GET) that would keep `close` waiting forever.
+  app.addHook("preClose", async () => {
     closing = true;
     await sessions.closeAll();
   });
