@@ -25,8 +25,8 @@ describe("Gateway.handOver", () => {
   };
 
   it("moves every session to the new gateway: closing the old one ends none, and searches see the new catalog", async () => {
-    const old = await start({ catalog: new ToolIndex([tool("tide_table", "Tide tables for a harbour.")]) });
-    const next = await start({ catalog: new ToolIndex([tool("sunrise_time", "When the sun rises in a city.")]) });
+    const old = await start({ catalog: await ToolIndex.fromTools([tool("tide_table", "Tide tables for a harbour.")]) });
+    const next = await start({ catalog: await ToolIndex.fromTools([tool("sunrise_time", "When the sun rises in a city.")]) });
     const client = await connectInMemory(old);
     assert.deepEqual(foundNames(await client.callTool({ name: "search_tools", arguments: { query: "harbour" } })), ["tide_table"]);
     old.handOver(next);
