@@ -25,6 +25,8 @@ export interface SessionTableOptions<T> {
   close: (session: T) => Promise<void>;
   /** The clock (tests pass their own). */
   now?: () => number;
+  /** The endpoint the refusal tells clients to send DELETE to (default `/mcp`). */
+  endpoint?: string;
 }
 
 /** Why a new session is refused, for the HTTP 503 answer. */
@@ -97,7 +99,7 @@ export class SessionTable<T> {
     const retryAfterSeconds = this.options.idleMs > 0 ? Math.max(1, Math.ceil((oldest + this.options.idleMs - this.now()) / 1000)) : 60;
     const expiry = this.options.idleMs > 0 ? ` Sessions idle for ${idleSeconds} s are closed; the next place frees in about ${retryAfterSeconds} s.` : "";
     return {
-      message: `Too many open MCP sessions: ${this.entries.size} of at most ${this.options.max} (--max-sessions). Close sessions you no longer use (HTTP DELETE /mcp with their Mcp-Session-Id) or reuse one.${expiry}`,
+      message: `Too many open MCP sessions: ${this.entries.size} of at most ${this.options.max} (--max-sessions). Close sessions you no longer use (HTTP DELETE ${this.options.endpoint ?? "/mcp"} with their Mcp-Session-Id) or reuse one.${expiry}`,
       retryAfterSeconds,
     };
   }

@@ -74,7 +74,7 @@ describe("/mcp/{c} session limits", () => {
     const body = (await refused.json()) as { jsonrpc: string; error: { code: number; message: string; data: { code: string } } };
     assert.equal(body.jsonrpc, "2.0");
     assert.equal(body.error.data.code, "not_ready");
-    assert.match(body.error.message, /Too many open MCP sessions: 2 of at most 2 \(--max-sessions\)/);
+    assert.match(body.error.message, /Too many open MCP sessions: 2 of at most 2 \(--max-sessions\)\. Close sessions you no longer use \(HTTP DELETE \/mcp\/\{c\} with/);
     await assert.rejects(h.connect("weather", h.s.keys.read), httpStatus(503));
 
     await (first.transport as StreamableHTTPClientTransport).terminateSession();

@@ -63,6 +63,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   const sessions = new SessionTable<Session>({
     idleMs,
     max: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    endpoint: "/mcp/{c}",
     close: async (session) => {
       // The table closes a session when it was idle too long, or when the service stops.
       if (!closing) remember(session.transport.sessionId!, `it was idle for more than ${Math.round(idleMs / 1000)} s (--session-idle)`);
