@@ -59,6 +59,13 @@ describe("mcp collections of toolsearch serve start their servers lazily", () =>
     return ((await answer.json()) as { results: { name: string }[] }).results.map((r) => r.name);
   };
 
+  /** Upstreams of the collection in this state, from `/metrics`. */
+  const upstreams = async (p: ServeProcess, state: string) => {
+    const text = await (await fetch(`${p.url}/metrics`)).text();
+    const line = text.split("\n").find((l) => l.startsWith(`toolsearch_mcp_upstreams{collection="team",state="${state}"}`));
+    return line ? Number(line.split(" ").pop()) : 0;
+  };
+
   test("first run: every server starts once to list its tools, and their manifests are stored", async () => {
     const p = await serve();
     await eventually(() => children(p, MEMORY).length === 1 && children(p, FILESYSTEM).length === 1, 300, 100);
@@ -81,12 +88,14 @@ describe("mcp collections of toolsearch serve start their servers lazily", () =>
     const client = await connect(p);
     assert.ok(foundNames(await client.callTool({ name: "search_tools", arguments: { query: "list directory contents" } })).some((n) => n.startsWith("files__")));
     assert.equal(children(p, MEMORY).length + children(p, FILESYSTEM).length, 0, "searching started nothing");
+    assert.equal(await upstreams(p, "stopped"), 2);
 
     const calls = await Promise.all(Array.from({ length: 6 }, () => client.callTool({ name: "call_tool", arguments: { name: "memory__read_graph", arguments: {} } })));
     for (const result of calls) assert.ok(!result.isError, textOf(result));
     assert.match(textOf(calls[0]), /entities/);
     assert.equal(children(p, MEMORY).length, 1, "six concurrent first calls shared one start");
     assert.equal(children(p, FILESYSTEM).length, 0, "the server no call needed stayed stopped");
+    assert.equal(await upstreams(p, "ready"), 1);
 
     await eventually(() => children(p, MEMORY).length === 0, 100, 100);
     assert.ok((await restSearch(p, "read the knowledge graph")).includes("memory__read_graph"), "an idle-stopped server stays searchable");
