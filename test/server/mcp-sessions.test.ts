@@ -81,6 +81,12 @@ describe("/mcp/{c} session limits", () => {
     assert.match(metrics, /^toolsearch_mcp_sessions\{collection="weather"\} 2$/m);
 
     await (first.transport as StreamableHTTPClientTransport).terminateSession();
+    // A request that does not initialize is refused and leaves nothing behind.
+    const gateway = await h.s.collections.gatewayFor("weather");
+    assert.equal(gateway.sessionCount, 1);
+    const notInitialize = await fetch(`${h.base}/mcp/weather`, { method: "POST", headers: { ...h.s.auth(h.s.keys.read), ...MCP_HEADERS }, body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }) });
+    assert.equal(notInitialize.status, 400);
+    assert.equal(gateway.sessionCount, 1);
     const third = await h.connect("weather", h.s.keys.read);
     assert.equal((await search(third, "currency conversion"))[0], "convert_currency");
   });

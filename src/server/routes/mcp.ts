@@ -104,7 +104,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       }
       if (request.method === "POST" && callsUpstream(request.body)) requireScope(request, "call", name);
       const keyId = request.apiKey!.id;
-      let session = typeof sessionId === "string" ? sessions.touch(sessionId) : undefined;
+      const session = typeof sessionId === "string" ? sessions.touch(sessionId) : undefined;
       if (sessionId !== undefined && (!session || session.collection !== name || session.keyId !== keyId)) {
         // 404 is what MCP clients expect for a session that is gone: they initialize a new one.
         const why = typeof sessionId === "string" && !session ? ended.get(sessionId) : undefined;
@@ -117,7 +117,12 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           reply.header("retry-after", String(full.retryAfterSeconds));
           return rpcError(reply, 503, "not_ready", full.message);
         }
-        session = await openSession(name, keyId, bearerHash(request));
+        const fresh = await openSession(name, keyId, bearerHash(request));
+        reply.hijack();
+        await fresh.transport.handleRequest(request.raw, reply.raw, request.body);
+        // Not an initialize request (refused with 400): nothing holds this session, so it must not stay in the gateway.
+        if (!fresh.transport.sessionId) await fresh.transport.close().catch(() => undefined);
+        return;
       }
       reply.hijack();
       await session.transport.handleRequest(request.raw, reply.raw, request.body);
