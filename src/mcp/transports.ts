@@ -91,6 +91,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     };
     await session.connect(transport);
     await transport.handleRequest(req, res);
+    // Not an initialize request (refused with 400): nothing holds this session, so it must not stay in the gateway.
+    if (!transport.sessionId) await transport.close().catch(() => undefined);
   };
 
   const server = createServer((req, res) => {
