@@ -3,7 +3,7 @@
  * the reference MCP servers from npm: the first run learns each server's tools and keeps manifests in the store
  * (owner `collection:<name>`); after a restart the collection is searchable at once with no server running, the first
  * calls start only the server they need (once, however many arrive together), and `--idle-stop` ends it again.
- * Child processes are counted with `ps`.
+ * Child processes are counted with `ps`. The session flags of `serve` reach `/mcp/{c}`.
  */
 import assert from "node:assert/strict";
 import { rmSync, writeFileSync } from "node:fs";
@@ -83,12 +83,19 @@ describe("mcp collections of toolsearch serve start their servers lazily", () =>
   });
 
   test("after a restart: searchable with no server running; concurrent first calls start only the server they need, once; --idle-stop ends it", async () => {
-    const p = await serve("--idle-stop", "1");
+    const p = await serve("--idle-stop", "1", "--max-sessions", "1", "--session-idle", "600");
     assert.ok((await restSearch(p, "read the knowledge graph")).includes("memory__read_graph"), "searchable from the stored manifest");
     const client = await connect(p);
     assert.ok(foundNames(await client.callTool({ name: "search_tools", arguments: { query: "list directory contents" } })).some((n) => n.startsWith("files__")));
     assert.equal(children(p, MEMORY).length + children(p, FILESYSTEM).length, 0, "searching started nothing");
     assert.equal(await upstreams(p, "stopped"), 2);
+    const second = await fetch(`${p.url}/mcp/team`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "second", version: "1" } } }),
+    });
+    assert.equal(second.status, 503, "--max-sessions 1 reached the service");
+    assert.match(await second.text(), /at most 1 \(--max-sessions\)\. .*Sessions idle for 600 s are closed/);
 
     const calls = await Promise.all(Array.from({ length: 6 }, () => client.callTool({ name: "call_tool", arguments: { name: "memory__read_graph", arguments: {} } })));
     for (const result of calls) assert.ok(!result.isError, textOf(result));
