@@ -207,12 +207,43 @@ export class Gateway {
       jsonSchemaValidator: SHARED_VALIDATOR,
       instructions: "Search first, then call: use search_tools to find the tool you need among all connected MCP servers, then call_tool with its name and arguments.",
     });
-    const session: GatewaySession = { server, exposed: new Map() };
+    this.attach({ server, exposed: new Map() });
+    return server;
+  }
+
+  /** Points a session's requests at this gateway and tracks it here. */
+  private attach(session: GatewaySession): void {
+    const { server } = session;
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listTools(session) }));
     server.setRequestHandler(CallToolRequestSchema, async (request) => this.callTool(request.params.name, request.params.arguments ?? {}, session));
     this.sessions.add(session);
     server.onclose = () => this.sessions.delete(session);
-    return server;
+  }
+
+  /**
+   * Moves every open session to `next`, which answers their requests from now on; this gateway keeps none, so closing
+   * it afterwards stops its upstreams without ending the sessions. The service does this when a collection is replaced
+   * by one of the same kind: clients keep their session and see the new tools. Exposed tools that `next` does not
+   * have are dropped, and a session whose tool list changed is sent `list_changed`.
+   *
+   * @example
+   * ```ts
+   * old.handOver(replacement);
+   * await old.close();
+   * ```
+   */
+  handOver(next: Gateway): void {
+    for (const session of [...this.sessions]) {
+      const before = JSON.stringify(this.listTools(session));
+      this.sessions.delete(session);
+      next.attach(session);
+      for (const name of [...session.exposed.keys()]) {
+        const route = next.routes.get(name);
+        if (route) session.exposed.set(name, route.definition);
+        else session.exposed.delete(name);
+      }
+      if (JSON.stringify(next.listTools(session)) !== before) notifyToolsChanged(session);
+    }
   }
 
   /** Number of open sessions. */

@@ -10,6 +10,11 @@
  * ```
  */
 
+/** Default idle time before a session is closed (`--session-idle`, SPEC §11): 30 minutes. */
+export const DEFAULT_SESSION_IDLE_MS = 1_800_000;
+/** Default most sessions open at once (`--max-sessions`, SPEC §11). */
+export const DEFAULT_MAX_SESSIONS = 1000;
+
 /** Limits of the session table. */
 export interface SessionTableOptions<T> {
   /** Close a session after this long without a request; 0 = never. */
@@ -20,6 +25,8 @@ export interface SessionTableOptions<T> {
   close: (session: T) => Promise<void>;
   /** The clock (tests pass their own). */
   now?: () => number;
+  /** The endpoint the refusal tells clients to send DELETE to (default `/mcp`). */
+  endpoint?: string;
 }
 
 /** Why a new session is refused, for the HTTP 503 answer. */
@@ -66,6 +73,11 @@ export class SessionTable<T> {
     return entry.session;
   }
 
+  /** The session with this id, without marking it used (undefined when unknown). */
+  peek(id: string): T | undefined {
+    return this.entries.get(id)?.session;
+  }
+
   delete(id: string): void {
     this.entries.delete(id);
   }
@@ -87,7 +99,7 @@ export class SessionTable<T> {
     const retryAfterSeconds = this.options.idleMs > 0 ? Math.max(1, Math.ceil((oldest + this.options.idleMs - this.now()) / 1000)) : 60;
     const expiry = this.options.idleMs > 0 ? ` Sessions idle for ${idleSeconds} s are closed; the next place frees in about ${retryAfterSeconds} s.` : "";
     return {
-      message: `Too many open MCP sessions: ${this.entries.size} of at most ${this.options.max} (--max-sessions). Close sessions you no longer use (HTTP DELETE /mcp with their Mcp-Session-Id) or reuse one.${expiry}`,
+      message: `Too many open MCP sessions: ${this.entries.size} of at most ${this.options.max} (--max-sessions). Close sessions you no longer use (HTTP DELETE ${this.options.endpoint ?? "/mcp"} with their Mcp-Session-Id) or reuse one.${expiry}`,
       retryAfterSeconds,
     };
   }

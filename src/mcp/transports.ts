@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Gateway } from "./gateway.js";
-import { SessionTable } from "./http-sessions.js";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionTable } from "./http-sessions.js";
 
 /** Serves one session over stdin/stdout; resolves when the client closes stdin. */
 export async function serveStdio(gateway: Gateway): Promise<void> {
@@ -39,8 +39,7 @@ export interface HttpServeOptions {
   maxSessions?: number;
 }
 
-export const DEFAULT_SESSION_IDLE_MS = 1_800_000;
-export const DEFAULT_MAX_SESSIONS = 1000;
+export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS };
 
 /** A running HTTP endpoint. */
 export interface HttpEndpoint {
@@ -92,6 +91,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     };
     await session.connect(transport);
     await transport.handleRequest(req, res);
+    // Not an initialize request (refused with 400): nothing holds this session, so it must not stay in the gateway.
+    if (!transport.sessionId) await transport.close().catch(() => undefined);
   };
 
   const server = createServer((req, res) => {

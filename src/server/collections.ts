@@ -16,6 +16,11 @@
  * version (src/server/snapshots.ts), a while after it changes and at `close`. `start` loads a collection from its
  * snapshot instead of re-analyzing every tool, but only when the tag equals the collection's current version; a
  * stale, damaged or incompatible snapshot is logged and the collection is rebuilt from its items.
+ *
+ * MCP: each collection's gateway (behind `/mcp/{c}`) outlives a replace of the collection: the open sessions are
+ * handed over to the new gateway and see the new tools; deleting the collection ends them. An `mcp` collection keeps
+ * its upstreams' manifests in the store (owner `collection:<name>`), so after a restart it is searchable without
+ * starting any server, and a server starts on the first call that needs it (SPEC §11).
  */
 import type { Document } from "../catalog/documents.js";
 import type { Embedder } from "../embeddings/embedder.js";
@@ -32,8 +37,10 @@ import type { Change, CollectionKind, CollectionRecord, ItemRecord, Store, Unsub
 export interface CollectionsOptions {
   /** Shared by every index, so vectors come from (and go to) the store. Default: each index's own default. */
   embedder?: Embedder;
-  /** Upstream timeouts and restarts for `mcp` collections. */
+  /** Upstream timeouts, restarts and idle stop (`idleStopMs`) for `mcp` collections. */
   upstream?: GatewayOptions["upstream"];
+  /** `--expose-found`: a session's searches add the upstream tools found to that session's tool list. */
+  exposeFound?: boolean;
   /** Where problems with stored items or upstreams are reported (default: stderr). */
   log?: (line: string) => void;
   /** Changes read per page while catching up (default 1000). */
@@ -55,7 +62,7 @@ export interface LoadedCollection {
   /** Tools of a `tools` collection, or the live upstream tools of an `mcp` one. */
   tools?: ToolIndex;
   docs?: DocumentIndex;
-  /** The MCP gateway behind `/mcp/{c}`: started at load for `mcp`, on first use for the others. */
+  /** The MCP gateway behind `/mcp/{c}`: started at load for `mcp`, on first use (`gatewayFor`) for the others. */
   gateway?: Gateway;
   /** The stored configuration (for `mcp`: `{mcpServers, …}`). */
   config: Record<string, unknown>;
@@ -77,6 +84,8 @@ export class Collections {
   /** `tools` collections changed since their snapshot was last saved. */
   private readonly unsaved = new Set<string>();
   private saveTimer: NodeJS.Timeout | undefined;
+  /** Gateways of `tools` and `docs` collections being created, so that concurrent first sessions share one. */
+  private readonly gatewayStarts = new WeakMap<LoadedCollection, Promise<Gateway>>();
 
   constructor(
     readonly store: Store,
@@ -156,9 +165,23 @@ export class Collections {
 
   /** The gateway behind `/mcp/{c}`, created on first use for `tools` and `docs` collections. */
   async gatewayFor(name: string): Promise<Gateway> {
-    const collection = this.get(name);
-    collection.gateway ??= await Gateway.start({ catalog: collection.tools, docs: collection.docs, log: this.log });
-    return collection.gateway;
+    return this.gatewayOf(this.get(name));
+  }
+
+  private gatewayOf(collection: LoadedCollection): Promise<Gateway> {
+    if (collection.gateway) return Promise.resolve(collection.gateway);
+    let starting = this.gatewayStarts.get(collection);
+    if (!starting) {
+      starting = Gateway.start({ catalog: collection.tools, docs: collection.docs, exposeFound: this.options.exposeFound, log: this.log })
+        .then((gateway) => (collection.gateway = gateway));
+      this.gatewayStarts.set(collection, starting);
+    }
+    return starting;
+  }
+
+  /** The gateway a collection has or is creating, without creating one. */
+  private async existingGateway(collection: LoadedCollection | undefined): Promise<Gateway | undefined> {
+    return collection && (collection.gateway ?? (await this.gatewayStarts.get(collection)));
   }
 
   /**
@@ -182,8 +205,9 @@ export class Collections {
     clearTimeout(this.saveTimer);
     if (this.options.snapshots !== false) await this.saveSnapshots();
     await this.queue;
-    await Promise.all([...this.loaded.values()].map((c) => c.gateway?.close()));
+    const gateways = await Promise.all([...this.loaded.values()].map((c) => this.existingGateway(c)));
     this.loaded.clear();
+    await Promise.all(gateways.map((gateway) => gateway?.close()));
   }
 
   private async catchUp(): Promise<void> {
@@ -301,7 +325,9 @@ export class Collections {
     const gone = this.loaded.get(name);
     this.loaded.delete(name);
     this.unsaved.delete(name);
-    await gone?.gateway?.close();
+    // Its open MCP sessions end here; their next request is told the collection is gone (routes/mcp.ts).
+    await (await this.existingGateway(gone))?.close();
+    if (gone?.kind === "mcp") await this.forgetManifests(name, serverNames(gone.config));
     // Its snapshot can never match again (a re-created collection gets a new version): free the space.
     if (gone?.kind === "tools" && this.options.snapshots !== false) {
       await deleteSnapshot(this.store, name).catch((error: unknown) => this.log(`toolsearch serve: could not delete the snapshot of ${name}: ${error instanceof Error ? error.message : String(error)}`));
@@ -318,7 +344,11 @@ export class Collections {
     if (record.kind === "mcp") {
       next.gateway = await Gateway.start({
         config: parseGatewayConfig(record.config, `collection ${record.name}`),
+        // Servers whose stored manifest matches their block are searchable now and start on their first call.
+        manifests: this.store,
+        owner: manifestOwner(record.name),
         waitForUpstreams: false,
+        exposeFound: this.options.exposeFound,
         upstream: this.options.upstream,
         log: this.log,
       });
@@ -337,8 +367,33 @@ export class Collections {
     }
     const previous = this.loaded.get(record.name);
     this.loaded.set(record.name, next);
-    await previous?.gateway?.close();
     if (next.source === "rebuild") this.markUnsaved(next);
+    await this.replaceGateway(previous, next);
+  }
+
+  /**
+   * Hands the open MCP sessions of a replaced collection to its new gateway (creating it for `tools` and `docs`),
+   * then closes the old one (its upstreams stop). A collection of another kind cannot replace one (409), but a
+   * reload after a pruned log could meet one: its sessions end.
+   */
+  private async replaceGateway(previous: LoadedCollection | undefined, next: LoadedCollection): Promise<void> {
+    const old = await this.existingGateway(previous);
+    if (!old) return;
+    if (previous!.kind === next.kind && old.sessionCount > 0) old.handOver(await this.gatewayOf(next));
+    await old.close();
+    if (previous!.kind === "mcp") {
+      const kept = new Set(next.kind === "mcp" ? serverNames(next.config) : []);
+      await this.forgetManifests(next.name, serverNames(previous!.config).filter((server) => !kept.has(server)));
+    }
+  }
+
+  /** Deletes the stored manifests of servers a collection no longer has (a failure only leaves unused rows). */
+  private async forgetManifests(collection: string, servers: string[]): Promise<void> {
+    try {
+      await Promise.all(servers.map((server) => this.store.deleteManifest(manifestOwner(collection), server)));
+    } catch (error) {
+      this.log(`toolsearch serve: could not delete the manifests of ${collection}: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /**
@@ -370,4 +425,14 @@ export class Collections {
       this.log(`toolsearch serve: ${collection.name}/${item.key} is stored but cannot be indexed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+/** Owner of an `mcp` collection's manifests in the store. */
+export function manifestOwner(collection: string): string {
+  return `collection:${collection}`;
+}
+
+function serverNames(config: Record<string, unknown>): string[] {
+  const servers = config.mcpServers;
+  return servers && typeof servers === "object" ? Object.keys(servers) : [];
 }

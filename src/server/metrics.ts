@@ -1,6 +1,6 @@
 /**
  * Prometheus metrics at `/metrics`: requests by route, method and status; search latency by engine and collection
- * kind; items per collection. Each app has its own registry, so several apps (tests, benchmarks) never collide.
+ * kind; items per collection; open MCP sessions, and upstream servers by state. Each app has its own registry, so several apps (tests, benchmarks) never collide.
  */
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
@@ -51,6 +51,28 @@ export function createMetrics(collections: Collections): ServiceMetrics {
     registers: [registry],
     collect() {
       this.set(collections.appliedSeq);
+    },
+  });
+  new Gauge({
+    name: "toolsearch_mcp_sessions",
+    help: "Open MCP sessions of /mcp/{c}, per collection",
+    labelNames: ["collection"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of collections.list()) if (c.gateway) this.set({ collection: c.name }, c.gateway.sessionCount);
+    },
+  });
+  new Gauge({
+    name: "toolsearch_mcp_upstreams",
+    help: "Upstream servers of mcp collections, per collection and state (stopped ones start on their next call)",
+    labelNames: ["collection", "state"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of collections.list()) {
+        for (const upstream of c.gateway?.upstreams.values() ?? []) this.inc({ collection: c.name, state: upstream.state });
+      }
     },
   });
   return { registry, requests, searchSeconds };

@@ -23,15 +23,21 @@ export function isPostgresUrl(spec: string): boolean {
   return /^postgres(ql)?:\/\//i.test(spec);
 }
 
+/** Options of `openStore`. */
+export interface OpenStoreOptions {
+  /** PostgreSQL only: connections in the pool (`serve --pg-pool-size`; default `$TOOLSEARCH_PG_POOL_SIZE`, else 10). */
+  poolSize?: number;
+}
+
 /**
  * The store `spec` names (default: `defaultStorePath()`), with its schema created or upgraded.
  *
  * @example
  * const store = await openStore("./store.sqlite");
- * const shared = await openStore("postgres://toolsearch@db/toolsearch");
+ * const shared = await openStore("postgres://toolsearch@db/toolsearch", { poolSize: 20 });
  */
-export async function openStore(spec: string = defaultStorePath()): Promise<Store> {
-  const store = isPostgresUrl(spec) ? await openPostgres(spec) : new SqliteStore(spec);
+export async function openStore(spec: string = defaultStorePath(), options: OpenStoreOptions = {}): Promise<Store> {
+  const store = isPostgresUrl(spec) ? await openPostgres(spec, options) : new SqliteStore(spec);
   try {
     await store.migrate();
   } catch (error) {
@@ -41,10 +47,10 @@ export async function openStore(spec: string = defaultStorePath()): Promise<Stor
   return store;
 }
 
-async function openPostgres(url: string): Promise<Store> {
+async function openPostgres(url: string, options: OpenStoreOptions): Promise<Store> {
   // A variable specifier: the PostgreSQL module (and `pg`) load only when a URL asks for them.
   const specifier = "./postgres.js";
-  let module: { PostgresStore?: new (url: string) => Store };
+  let module: { PostgresStore?: new (url: string, options: OpenStoreOptions) => Store };
   try {
     module = (await import(specifier)) as typeof module;
   } catch (error) {
@@ -55,5 +61,5 @@ async function openPostgres(url: string): Promise<Store> {
   if (!module.PostgresStore) {
     throw new ToolsearchError("store_unavailable", "this build of toolsearch has no PostgreSQL store; use a file path for --store (SQLite)");
   }
-  return new module.PostgresStore(url);
+  return new module.PostgresStore(url, options);
 }

@@ -18,7 +18,7 @@
  */
 import pg from "pg";
 import { ToolsearchError } from "../errors.js";
-import { checkMatch, etagOf, type KeyRow, toKey, toVector, unknownCollection } from "./records.js";
+import { checkMatch, MAX_POOL_SIZE, etagOf, type KeyRow, toKey, toVector, unknownCollection } from "./records.js";
 import type {
   ApiKeyRecord,
   Change,
@@ -116,6 +116,22 @@ class Tx {
   }
 }
 
+const DEFAULT_POOL_SIZE = 10;
+
+/**
+ * The pool size `TOOLSEARCH_PG_POOL_SIZE` asks for (10 when unset). Anything but a whole number from 1 to
+ * `MAX_POOL_SIZE` is refused with `invalid_option`, rather than silently replaced by the default.
+ */
+export function poolSizeFromEnvironment(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env.TOOLSEARCH_PG_POOL_SIZE;
+  if (value === undefined || value.trim() === "") return DEFAULT_POOL_SIZE;
+  const size = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || size < 1 || size > MAX_POOL_SIZE) {
+    throw new ToolsearchError("invalid_option", `TOOLSEARCH_PG_POOL_SIZE takes a whole number from 1 to ${MAX_POOL_SIZE} (got ${JSON.stringify(value)})`);
+  }
+  return size;
+}
+
 /**
  * The PostgreSQL store.
  *
@@ -151,7 +167,11 @@ export class PostgresStore implements Store {
       keepAlive: true,
       application_name: "toolsearch",
     };
-    this.pool = new pg.Pool({ ...connection, max: options.poolSize ?? (Number(process.env.TOOLSEARCH_PG_POOL_SIZE) || 10) });
+    const poolSize = options.poolSize ?? poolSizeFromEnvironment();
+    if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > MAX_POOL_SIZE) {
+      throw new ToolsearchError("invalid_option", `poolSize takes a whole number from 1 to ${MAX_POOL_SIZE} (got ${poolSize})`);
+    }
+    this.pool = new pg.Pool({ ...connection, max: poolSize });
     // An idle connection that dies (server restart) is dropped by the pool; without a handler it would crash us.
     this.pool.on("error", () => {});
     this.feed = new ChangeFeed({

@@ -56,3 +56,10 @@ export function toVector(blob: Buffer): Float32Array {
   new Uint8Array(out.buffer).set(blob);
   return out;
 }
+
+/**
+ * Most connections one PostgreSQL pool may ask for (`serve --pg-pool-size`, `TOOLSEARCH_PG_POOL_SIZE`): a larger figure
+ * is a typo, since PostgreSQL's default `max_connections` is 100. Here, not in postgres.ts, so the CLI can check the
+ * flag without loading `pg`.
+ */
+export const MAX_POOL_SIZE = 1000;

@@ -78,6 +78,16 @@ describe("gateway sessions over HTTP", () => {
     await gateway.close();
   });
 
+  it("a POST that does not initialize is refused and leaves no session behind", async () => {
+    const response = await fetch(endpoint.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    assert.equal(response.status, 400);
+    assert.equal(gateway.sessionCount, 0);
+  });
+
   it("exposes found tools only to the session that searched", async () => {
     const [searcher, other] = [await connect(), await connect()];
     await searcher.callTool({ name: "search_tools", arguments: { query: "echo text", limit: 1 } });

@@ -4,9 +4,10 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Embedder } from "../../src/embeddings/embedder.js";
-import { Collections } from "../../src/server/collections.js";
+import { Collections, manifestOwner } from "../../src/server/collections.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/types.js";
+import { eventually, FIXTURE_SERVER } from "../mcp/helpers.js";
 import { helpCenter, LetterProvider, tempDir, weatherTools } from "./helpers.js";
 
 const tool = (name: string, description: string) => ({ name, description, input_schema: { type: "object", properties: {} } });
@@ -108,5 +109,28 @@ test("semantic search on a restarted service uses the stored vectors: the provid
     assert.equal(hits.length, 1);
     assert.equal(second.texts, 1, "only the query was embedded");
     await b.close();
+  });
+});
+
+test("an mcp collection's manifests: stored per server, dropped for servers a replace removes and when it is deleted", async () => {
+  await withStores(async (store) => {
+    const server = { command: process.execPath, args: [FIXTURE_SERVER] };
+    const collections = new Collections(store, { log: () => {} });
+    await collections.start();
+    await store.putCollection("fx", "mcp", { mcpServers: { one: server, two: server } }, []);
+    await collections.sync();
+    const manifest = (name: string) => store.getManifest(manifestOwner("fx"), name);
+    await eventually(async () => Boolean((await manifest("one")) && (await manifest("two"))));
+    assert.ok((await manifest("one"))!.tools.length > 0);
+
+    await store.putCollection("fx", "mcp", { mcpServers: { one: server } }, []);
+    await collections.sync();
+    assert.equal(await manifest("two"), undefined, "a server the replace removed");
+    assert.ok(await manifest("one"), "a server the replace kept");
+
+    await store.deleteCollection("fx");
+    await collections.sync();
+    assert.equal(await manifest("one"), undefined);
+    await collections.close();
   });
 });

@@ -9,7 +9,7 @@ import { Embedder } from "../../src/embeddings/embedder.js";
 import type { EmbeddingProvider } from "../../src/embeddings/provider.js";
 import { buildService, type ServiceOptions } from "../../src/server/app.js";
 import { createApiKey } from "../../src/server/auth.js";
-import { Collections } from "../../src/server/collections.js";
+import { Collections, type CollectionsOptions } from "../../src/server/collections.js";
 import { openStore } from "../../src/store/open.js";
 import type { Scope, Store } from "../../src/store/types.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
@@ -47,12 +47,17 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-/** An app over a fresh store, with one key per scope; `close` removes everything. */
-export async function makeService(options: Partial<ServiceOptions> = {}, dir = tempDir(), provider: EmbeddingProvider = new LetterProvider()): Promise<TestService> {
+/** An app over a fresh store, with one key per scope; `close` removes everything. `collectionOptions` go to `Collections`. */
+export async function makeService(
+  options: Partial<ServiceOptions> & { collectionOptions?: CollectionsOptions } = {},
+  dir = tempDir(),
+  provider: EmbeddingProvider = new LetterProvider(),
+): Promise<TestService> {
+  const { collectionOptions, ...serviceOptions } = options;
   const store = await openStore(join(dir, "store.sqlite"));
-  const collections = new Collections(store, { embedder: new Embedder(provider, { cache: store }), log: () => {} });
+  const collections = new Collections(store, { embedder: new Embedder(provider, { cache: store }), log: () => {}, ...collectionOptions });
   await collections.start();
-  const app = await buildService({ collections, logger: false, ...options });
+  const app = await buildService({ collections, logger: false, ...serviceOptions });
   const keys = {} as Record<Scope, string>;
   for (const scope of ["read", "call", "write", "admin"] as Scope[]) keys[scope] = (await createApiKey(store, { scope })).key;
   return {

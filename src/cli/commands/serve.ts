@@ -1,6 +1,7 @@
 /**
  * `toolsearch serve [--store PATH|postgres://…] [--host H] [--port N] [--catalog FILE]… [--docs PATH]…
- * [--mcp-config FILE]… [--no-auth]`: the service of SPEC §9. Prints `listening on URL` on stdout once it accepts
+ * [--mcp-config FILE]… [--no-auth] [--session-idle S] [--max-sessions N] [--idle-stop S] [--expose-found]
+ * [--pg-pool-size N]`: the service of SPEC §9 (its MCP sessions and upstreams behave as the gateway's, SPEC §11). Prints `listening on URL` on stdout once it accepts
  * connections; SIGTERM or SIGINT stop it gracefully (requests in flight finish, then the store closes).
  */
 import type { Command } from "commander";
@@ -10,7 +11,9 @@ import { EMBEDDER_NAMES, providerFromSpec } from "../../embeddings/from-spec.js"
 import { isLoopbackName } from "../../server/auth.js";
 import type { Collections } from "../../server/collections.js";
 import { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS } from "../../server/limits.js";
-import { defaultStorePath, openStore } from "../../store/open.js";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../../mcp/http-sessions.js";
+import { defaultStorePath, isPostgresUrl, openStore } from "../../store/open.js";
+import { MAX_POOL_SIZE } from "../../store/records.js";
 import { startPruning } from "../../store/retention.js";
 import { parseInteger, UsageError } from "../output.js";
 import { createProgress } from "../progress.js";
@@ -31,7 +34,15 @@ interface ServeFlags {
   embeddingUrl?: string;
   embeddingDimensions?: number;
   keepChanges: number;
+  sessionIdle: number;
+  maxSessions: number;
+  idleStop: number;
+  exposeFound?: boolean;
+  pgPoolSize?: number;
 }
+
+/** Default `--idle-stop` in seconds, as for `toolsearch mcp` (SPEC §11). */
+const DEFAULT_IDLE_STOP_SECONDS = 600;
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -54,6 +65,11 @@ export function registerServe(program: Command): void {
     .option("--embedding-url <url>", "base URL of an OpenAI-compatible endpoint, for http:<model>")
     .option("--embedding-dimensions <n>", "vector length of the http:<model> (default 1536)", parseInteger("--embedding-dimensions", 1, 65_536))
     .option("--keep-changes <hours>", "keep the change log this long: the longest disconnect a replica catches up from without reloading", parseInteger("--keep-changes", 1, 24 * 365), 24)
+    .option("--session-idle <seconds>", "close an MCP session of /mcp/{c} after this long without a request; 0 = never", parseInteger("--session-idle", 0, 31_536_000), DEFAULT_SESSION_IDLE_MS / 1000)
+    .option("--max-sessions <n>", "most MCP sessions open at once (one more gets HTTP 503)", parseInteger("--max-sessions", 1, 10_000_000), DEFAULT_MAX_SESSIONS)
+    .option("--idle-stop <seconds>", "stop an upstream server of an mcp collection after this long without a call; 0 = never", parseInteger("--idle-stop", 0, 31_536_000), DEFAULT_IDLE_STOP_SECONDS)
+    .option("--expose-found", "add the upstream tools a session's searches find to that session's MCP tool list")
+    .option("--pg-pool-size <n>", "connections per replica in the PostgreSQL pool (default $TOOLSEARCH_PG_POOL_SIZE, else 10)", parseInteger("--pg-pool-size", 1, MAX_POOL_SIZE))
     .action(async (flags: ServeFlags) => serve(flags));
 }
 
@@ -63,6 +79,10 @@ async function serve(flags: ServeFlags): Promise<void> {
       `--no-auth is refused on --host ${flags.host}: without keys anyone who can reach that address could read and change every collection. ` +
         "Bind a loopback address (127.0.0.1, ::1, localhost), or keep auth on and create a key with toolsearch keys create.",
     );
+  }
+  const storeSpec = flags.store ?? defaultStorePath();
+  if (flags.pgPoolSize !== undefined && !isPostgresUrl(storeSpec)) {
+    throw new UsageError(`--pg-pool-size applies only to a PostgreSQL store (--store postgres://…); ${storeSpec} is a SQLite file, which has no pool`);
   }
   if (!["trace", "debug", "info", "warn", "error", "fatal", "silent"].includes(flags.log)) throw new UsageError(`--log takes trace, debug, info, warn, error or silent (got ${JSON.stringify(flags.log)})`);
   // The server's modules (fastify and its plugins) load only for this command, so other commands start faster.
@@ -74,14 +94,14 @@ async function serve(flags: ServeFlags): Promise<void> {
   ]);
   // Buffered, asynchronous writes to stderr: a synchronous write per log line would cost every request a syscall.
   const logDestination = pino.destination({ dest: 2, sync: false });
-  const store = await openStore(flags.store ?? defaultStorePath());
+  const store = await openStore(storeSpec, { poolSize: flags.pgPoolSize });
   const provider = await providerFromSpec(flags.embedder, {
     baseUrl: flags.embeddingUrl,
     dimensions: flags.embeddingDimensions,
     apiKey: process.env.TOOLSEARCH_EMBEDDING_KEY ?? process.env.OPENAI_API_KEY,
   });
   const embedder = new Embedder(provider, { cache: store });
-  const collections = new Collections(store, { embedder });
+  const collections = new Collections(store, { embedder, exposeFound: flags.exposeFound, upstream: { idleStopMs: flags.idleStop * 1000 } });
   try {
     const seeded = await seedCollections(store, { catalogs: flags.catalog, docs: flags.docs, mcpConfigs: flags.mcpConfig });
     for (const name of seeded.kept) note(`collection ${name} is already in the store; kept it (the file was not reloaded)`);
@@ -93,6 +113,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       requestTimeoutMs: flags.requestTimeout,
       logger: flags.log === "silent" ? false : { level: flags.log, stream: logDestination },
       loopbackOnly: isLoopbackName(flags.host),
+      mcp: { sessionIdleMs: flags.sessionIdle * 1000, maxSessions: flags.maxSessions },
     });
     const stopped = onceStopped();
     const address = await app.listen({ port: flags.port, host: flags.host }).catch((error: NodeJS.ErrnoException) => {

@@ -2,24 +2,30 @@
  * `/mcp/{c}`: the collection's tools over MCP Streamable HTTP, served by the gateway of src/mcp (`search_tools`,
  * `describe_tool`, `call_tool`; `search_docs`, `read_doc` for documents). A session belongs to the key that opened it
  * and to one collection; `call_tool` (or calling an exposed upstream tool) needs the `call` scope.
+ *
+ * Sessions live in the gateway's session table (src/mcp/http-sessions.ts): one idle for `sessionIdleMs` is closed,
+ * and beyond `maxSessions` a new one is refused with 503 and a JSON-RPC error saying why. A session outlives a replace
+ * of its collection (src/server/collections.ts hands it to the new gateway); a deleted collection, or a revoked key,
+ * ends it, and its next request is told which.
  */
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { FastifyInstance } from "fastify";
-import { ToolsearchError } from "../../errors.js";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { type ErrorCode, ToolsearchError } from "../../errors.js";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionTable } from "../../mcp/http-sessions.js";
 import { DESCRIBE_TOOL, SEARCH_TOOLS } from "../../mcp/meta-tools.js";
 import { READ_DOC, SEARCH_DOCS } from "../../metatools/docs-tools.js";
-import { requireScope } from "../auth.js";
+import { hashKey, requireScope } from "../auth.js";
 import type { Collections } from "../collections.js";
 import { bearer, collectionParams } from "../schemas.js";
 
 /** Options of the MCP endpoint. */
 export interface McpRouteOptions {
   collections: Collections;
-  /** Most open sessions (default 1000); more are refused with 503 until some close. */
+  /** Most open sessions (default 1000, `--max-sessions`); more are refused with 503 until some close. */
   maxSessions?: number;
-  /** A session unused this long is closed (default 30 minutes). */
+  /** A session unused this long is closed (default 30 minutes, `--session-idle`; 0 = never). */
   sessionIdleMs?: number;
   /** With `--no-auth` on loopback: refuse requests whose Host is not loopback (DNS rebinding from a web page). */
   loopbackOnly?: boolean;
@@ -29,8 +35,12 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   collection: string;
   keyId: string;
-  lastUsed: number;
+  /** SHA-256 of the key that opened it: a request with that key, once revoked, ends the session. */
+  keyHash?: string;
 }
+
+/** Sessions remembered after they end, so that a client is told why (and not just "unknown session"). */
+const ENDED_REMEMBERED = 10_000;
 
 /** Tools a `read` key may call: they only search and read. */
 const READ_ONLY_TOOLS = new Set([SEARCH_TOOLS, DESCRIBE_TOOL, SEARCH_DOCS, READ_DOC]);
@@ -46,18 +56,35 @@ export function callsUpstream(body: unknown): boolean {
 
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   const { collections } = options;
-  const sessions = new Map<string, Session>();
-  const maxSessions = options.maxSessions ?? 1000;
-  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  /** Why recently ended sessions ended, by id (oldest forgotten first). */
+  const ended = new Map<string, string>();
+  let closing = false;
+  const sessions = new SessionTable<Session>({
+    idleMs,
+    max: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    endpoint: "/mcp/{c}",
+    close: async (session) => {
+      // The table closes a session when it was idle too long, or when the service stops.
+      if (!closing) remember(session.transport.sessionId!, `it was idle for more than ${Math.round(idleMs / 1000)} s (--session-idle)`);
+      await session.transport.close();
+    },
+  });
+  // Before the server stops listening: an open session holds a stream (GET) that would keep `close` waiting forever.
+  app.addHook("preClose", async () => {
+    closing = true;
+    await sessions.closeAll();
+  });
 
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const session of sessions.values()) if (now - session.lastUsed > idleMs) void session.transport.close().catch(() => undefined);
-  }, Math.min(idleMs, 60_000));
-  sweep.unref();
-  app.addHook("onClose", async () => {
-    clearInterval(sweep);
-    await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
+  // A revoked key is refused (401) by the auth hook before any handler runs; the session it opened ends with it.
+  app.addHook("onResponse", async (request, reply) => {
+    if (reply.statusCode !== 401) return;
+    const id = request.headers["mcp-session-id"];
+    const session = typeof id === "string" ? sessions.peek(id) : undefined;
+    if (session?.keyHash && session.keyHash === bearerHash(request)) {
+      remember(id as string, "the API key that opened it was revoked");
+      await session.transport.close().catch(() => undefined);
+    }
   });
 
   app.route<{ Params: { c: string } }>({
@@ -67,41 +94,85 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     schema: { summary: "MCP Streamable HTTP endpoint of one collection (JSON-RPC; see the MCP specification)", security: bearer, params: collectionParams },
     handler: async (request, reply) => {
       const name = request.params.c;
-      await collections.resolve(name);
+      const sessionId = request.headers["mcp-session-id"];
+      try {
+        await collections.resolve(name);
+      } catch (error) {
+        const why = typeof sessionId === "string" ? ended.get(sessionId) : undefined;
+        if (why && error instanceof ToolsearchError && error.code === "unknown_collection") return rpcError(reply, 404, "unknown_collection", `This MCP session has ended: ${why}.`);
+        throw error;
+      }
       if (request.method === "POST" && callsUpstream(request.body)) requireScope(request, "call", name);
       const keyId = request.apiKey!.id;
-      const sessionId = request.headers["mcp-session-id"];
-      let session = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+      const session = typeof sessionId === "string" ? sessions.touch(sessionId) : undefined;
       if (sessionId !== undefined && (!session || session.collection !== name || session.keyId !== keyId)) {
         // 404 is what MCP clients expect for a session that is gone: they initialize a new one.
-        return reply.code(404).send({ error: { code: "request_invalid", message: "Unknown or expired MCP session for this collection and key: initialize a new one." } });
+        const why = typeof sessionId === "string" && !session ? ended.get(sessionId) : undefined;
+        return rpcError(reply, 404, "request_invalid", `${why ? `This MCP session has ended: ${why}.` : "Unknown or expired MCP session for this collection and key."} Initialize a new one.`);
       }
       if (!session) {
         if (request.method !== "POST") throw new ToolsearchError("request_invalid", "Start an MCP session with an initialize POST request.");
-        if (sessions.size >= maxSessions) throw new ToolsearchError("not_ready", `Too many open MCP sessions (${maxSessions}); try again when some close.`);
-        session = await openSession(name, keyId);
+        const full = await sessions.refusal();
+        if (full) {
+          reply.header("retry-after", String(full.retryAfterSeconds));
+          return rpcError(reply, 503, "not_ready", full.message);
+        }
+        const fresh = await openSession(name, keyId, bearerHash(request));
+        reply.hijack();
+        await fresh.transport.handleRequest(request.raw, reply.raw, request.body);
+        // Not an initialize request (refused with 400): nothing holds this session, so it must not stay in the gateway.
+        if (!fresh.transport.sessionId) await fresh.transport.close().catch(() => undefined);
+        return;
       }
-      session.lastUsed = Date.now();
       reply.hijack();
       await session.transport.handleRequest(request.raw, reply.raw, request.body);
     },
   });
 
-  async function openSession(collection: string, keyId: string): Promise<Session> {
+  async function openSession(collection: string, keyId: string, keyHash: string | undefined): Promise<Session> {
     const gateway = await collections.gatewayFor(collection);
     const port = (app.server.address() as AddressInfo | null)?.port;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, session),
+      onsessioninitialized: (id) => sessions.add(id, session),
       ...(options.loopbackOnly && port ? { enableDnsRebindingProtection: true, allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] } : {}),
     });
     const server = gateway.createSession();
-    const session: Session = { transport, collection, keyId, lastUsed: Date.now() };
+    const session: Session = { transport, collection, keyId, keyHash };
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      const id = transport.sessionId;
+      if (id) {
+        sessions.delete(id);
+        remember(id, endReason(session));
+      }
       void server.close().catch(() => undefined);
     };
     await server.connect(transport);
     return session;
   }
+
+  /** Why a session ended, when the collection it belongs to explains it. */
+  function endReason(session: Session): string | undefined {
+    if (ended.has(session.transport.sessionId!)) return ended.get(session.transport.sessionId!);
+    if (!collections.find(session.collection)) return `collection ${JSON.stringify(session.collection)} was deleted`;
+    return undefined;
+  }
+
+  function remember(id: string, why: string | undefined): void {
+    ended.delete(id);
+    if (why === undefined) return;
+    ended.set(id, why);
+    if (ended.size > ENDED_REMEMBERED) ended.delete(ended.keys().next().value!);
+  }
+}
+
+/** SHA-256 of the request's bearer key, if it sent one. */
+function bearerHash(request: FastifyRequest): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "");
+  return match ? hashKey(match[1]) : undefined;
+}
+
+/** A JSON-RPC error answer (what MCP clients read), with the service's stable code in `data.code`. */
+function rpcError(reply: FastifyReply, status: number, code: ErrorCode, message: string): FastifyReply {
+  return reply.code(status).type("application/json").send({ jsonrpc: "2.0", id: null, error: { code: -32000, message, data: { code } } });
 }
