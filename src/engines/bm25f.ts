@@ -210,14 +210,20 @@ export class Bm25fIndex {
     for (let i = lists.length - 1; i >= 0; i--) rest[i] = rest[i + 1] + lists[i].bound;
     const run = this.startRun(limit);
     let open = true;
+    let restAtDrop = Infinity;
     lists.forEach(({ posting, factor }, i) => {
       if (open) {
         this.accumulate(posting, factor, run);
         open = options.exhaustive === true || !(run.heap.floor() > rest[i + 1] * (1 + SLACK));
-      } else {
-        dropHopeless(run, rest[i]);
-        this.accumulateCandidates(posting, factor, run);
+        return;
       }
+      // A pass over the candidates costs as much as a list, so it is made each time the bounds still to come have
+      // halved (a few passes per query) rather than before every list.
+      if (rest[i] <= restAtDrop / 2) {
+        dropHopeless(run, rest[i]);
+        restAtDrop = rest[i];
+      }
+      this.accumulateCandidates(posting, factor, run);
     });
     const candidates = run.touched.subarray(0, run.count);
     const hits = topSlots(candidates, run.scores, this.ids, limit);
