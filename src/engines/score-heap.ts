@@ -40,6 +40,11 @@ export class ScoreHeap {
     return this.size < this.k ? -Infinity : this.scores[this.slots[0]];
   }
 
+  /** The slots kept, in heap order. */
+  members(): Int32Array {
+    return this.slots.subarray(0, this.size);
+  }
+
   /** Takes account of `slot`'s score, which has just risen (or been set). */
   offer(slot: number): void {
     const at = this.place[slot];
