@@ -35,8 +35,9 @@ export class ScoreHeap {
     if (this.slots.length < k) this.slots = new Int32Array(k);
   }
 
-  /** The k-th best score so far, or -Infinity while fewer than k slots have a score. */
+  /** The k-th best score so far, or -Infinity while fewer than k slots have a score (Infinity when k is 0). */
   floor(): number {
+    if (this.k === 0) return Infinity;
     return this.size < this.k ? -Infinity : this.scores[this.slots[0]];
   }
 

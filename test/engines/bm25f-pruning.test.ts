@@ -69,6 +69,11 @@ describe("BM25F search with MaxScore pruning", () => {
     );
   });
 
+  it("answers a limit of 0 with nothing", () => {
+    const { index, draw } = corpus(50, random(3));
+    assert.deepEqual(index.search([draw(), draw()], 0), []);
+  });
+
   it("never lists an id twice, even when a query word hits only a field of weight 0", () => {
     const index = new Bm25fIndex({ fields: [{ name: "name" }, { name: "category", weight: 0 }] });
     index.add("a", [["weather"], ["finance"]]);

@@ -43,5 +43,9 @@ describe("ScoreHeap", () => {
     heap.offer(5);
     assert.equal(heap.floor(), 0.5);
     assert.deepEqual([...heap.members()], [5]);
+    heap.reset(0);
+    heap.offer(5);
+    assert.equal(heap.floor(), Infinity, "nothing ranks among the best 0");
+    assert.equal(heap.members().length, 0);
   });
 });
