@@ -15,6 +15,7 @@
  * ```
  */
 import { type Expansion, type FuzzyOptions, FuzzyVocabulary } from "./fuzzy.js";
+import { ScoreHeap } from "./score-heap.js";
 import { compareRanked, type Ranked } from "./top-k.js";
 
 /** One indexed field. */
@@ -74,6 +75,8 @@ interface Posting {
   tfs: number[];
   /** Cached pseudo-frequencies, valid while `version` equals the index's normalization version. */
   pseudo?: Float64Array;
+  /** The largest of `pseudo`, made with it. */
+  maxPseudo: number;
   version: number;
 }
 
@@ -114,6 +117,8 @@ export class Bm25fIndex {
   private totalLengths: number[];
   private normVersion = 0;
   private scores = new Float64Array(0);
+  private touched = new Int32Array(0);
+  private heap = new ScoreHeap(this.scores, 0);
 
   constructor(options: Bm25fOptions) {
     this.fields = options.fields.map((f) => ({ name: f.name, weight: f.weight ?? 1, b: f.b ?? 0.75 }));
@@ -190,42 +195,59 @@ export class Bm25fIndex {
   /**
    * Ranks ids for analyzed query terms, best first, ties by id. Terms missing from the vocabulary are matched to
    * near terms at a discount.
+   *
+   * MaxScore pruning: each term's list has a bound, the most it adds to any id (its factor at the list's highest
+   * pseudo-frequency). Lists go from the largest factor down; once the k-th best score so far exceeds the bounds of the
+   * lists still to come, no id untouched yet can reach the top k, so those lists only add to ids already touched, and
+   * an id whose score plus those bounds falls below the k-th best is dropped. The result is the exhaustive one, scores
+   * included: every id that can rank receives the same additions in the same order.
    */
   search(queryTerms: string[], limit: number, options: { fuzzy?: boolean; exhaustive?: boolean } = {}): Ranked[] {
-    const scores = this.scoreBuffer();
-    const touched: number[] = [];
-    const lists: { posting: Posting; factor: number }[] = [];
-    const add = (posting: Posting, weight: number) => lists.push({ posting, factor: weight * this.idf(posting) * (this.k1 + 1) });
+    const lists = this.queryLists(queryTerms, options.fuzzy !== false);
+    // The order of additions decides the last bits of a score, so it stays by factor (not by bound) as it always was.
+    lists.sort((a, b) => b.factor - a.factor);
+    const rest = new Float64Array(lists.length + 1);
+    for (let i = lists.length - 1; i >= 0; i--) rest[i] = rest[i + 1] + lists[i].bound;
+    const run = this.startRun(limit);
+    let open = true;
+    let restAtDrop = Infinity;
+    lists.forEach(({ posting, factor }, i) => {
+      if (open) {
+        this.accumulate(posting, factor, run);
+        open = options.exhaustive === true || !(run.heap.floor() > rest[i + 1] * (1 + SLACK));
+        return;
+      }
+      // A pass over the candidates costs as much as a list, so it is made each time the bounds still to come have
+      // halved (a few passes per query) rather than before every list.
+      if (rest[i] <= restAtDrop / 2) {
+        dropHopeless(run, rest[i]);
+        restAtDrop = rest[i];
+      }
+      this.accumulateCandidates(posting, factor, run);
+    });
+    const candidates = run.touched.subarray(0, run.count);
+    const hits = topSlots(candidates, run.scores, this.ids, limit);
+    for (const slot of candidates) run.scores[slot] = 0;
+    return hits;
+  }
+
+  /** The postings a query reads, with what each adds at most per id (see `search`). */
+  private queryLists(queryTerms: string[], fuzzy: boolean): QueryList[] {
+    const lists: QueryList[] = [];
+    const add = (posting: Posting, weight: number) => {
+      const factor = weight * this.idf(posting) * (this.k1 + 1);
+      this.pseudoFrequencies(posting); // brings maxPseudo up to date
+      const top = posting.maxPseudo;
+      lists.push({ posting, factor, bound: ((factor * top) / (top + this.k1)) * (1 + SLACK) });
+    };
     for (const [term, count] of countTerms(queryTerms)) {
       const posting = this.postings.get(term);
       if (posting) add(posting, count);
-      else if (options.fuzzy !== false) {
+      else if (fuzzy) {
         for (const near of this.nearTerms(term)) add(this.postings.get(near.term)!, count * this.fuzzyPenalty ** near.distance);
       }
     }
-    // MaxScore pruning: a term adds less than its `factor` to any id. Terms go from the largest factor down; once the
-    // factors still to come sum to less than the k-th best score so far, no id untouched yet can reach the top k, so
-    // the remaining (common, long) lists only add to ids already touched. The result is the exhaustive one.
-    lists.sort((a, b) => b.factor - a.factor);
-    let remaining = lists.reduce((sum, l) => sum + l.factor, 0);
-    let done = 0;
-    let kth = 0;
-    let open = true;
-    for (const { posting, factor } of lists) {
-      remaining -= factor;
-      done += factor;
-      if (open) this.accumulate(posting, factor, scores, touched);
-      else this.accumulateTouched(posting, factor, scores, touched);
-      // No score can exceed the factors done so far, so the k-th best is only worth finding once they outweigh the
-      // rest; it never decreases, so a k-th best found earlier still closes the lists when the rest falls below it.
-      if (open && !options.exhaustive && touched.length >= limit && done > remaining) {
-        if (kth <= remaining && touched.length <= PRUNE_CHECK_LIMIT) kth = kthScore(touched, scores, limit);
-        open = kth <= remaining;
-      }
-    }
-    const hits = topSlots(touched, scores, this.ids, limit);
-    for (const slot of touched) scores[slot] = 0;
-    return hits;
+    return lists;
   }
 
   /**
@@ -302,7 +324,7 @@ export class Bm25fIndex {
     });
     state.terms.forEach((term, i) => {
       const slots = Array.from(state.slots.subarray(state.offsets[i], state.offsets[i + 1]));
-      index.postings.set(term, { slots, tfs: Array.from(state.tfs.subarray(state.offsets[i], state.offsets[i + 1])), version: -1 });
+      index.postings.set(term, { slots, tfs: Array.from(state.tfs.subarray(state.offsets[i], state.offsets[i + 1])), version: -1, maxPseudo: 0 });
     });
     // Searching needs neither: each id's term list (for removal) and the typo vocabulary are made on first need.
     index.deferred = true;
@@ -321,55 +343,72 @@ export class Bm25fIndex {
     }
   }
 
-  private scoreBuffer(): Float64Array {
-    if (this.scores.length < this.ids.length) this.scores = new Float64Array(Math.max(16, this.ids.length * 2));
-    return this.scores;
-  }
-
   private idf(posting: Posting): number {
     const df = posting.slots.length;
     return Math.log(1 + (this.slotOf.size - df + 0.5) / (df + 0.5));
   }
 
+  /** The buffers of one search, reused from search to search (a search runs to its end without yielding). */
+  private startRun(limit: number): SearchRun {
+    if (this.scores.length < this.ids.length) {
+      const capacity = Math.max(16, this.ids.length * 2);
+      this.scores = new Float64Array(capacity);
+      this.touched = new Int32Array(capacity);
+      this.heap = new ScoreHeap(this.scores, capacity);
+    }
+    this.heap.reset(limit);
+    return { scores: this.scores, touched: this.touched, count: 0, heap: this.heap };
+  }
+
   /** Adds a term's contribution (at most `factor`) to every id of its list. */
-  private accumulate(posting: Posting, factor: number, scores: Float64Array, touched: number[]): void {
+  private accumulate(posting: Posting, factor: number, run: SearchRun): void {
     const pseudo = this.pseudoFrequencies(posting);
+    const { scores, touched, heap } = run;
     const k1 = this.k1;
     const slots = posting.slots;
+    let floor = heap.floor();
     for (let i = 0; i < slots.length; i++) {
       const tf = pseudo[i];
       // A term found only in fields of weight 0 adds nothing; it must not count as a touch either, or an id first
       // reached that way would be listed twice (a zero score is what marks an id untouched).
       if (tf === 0) continue;
       const slot = slots[i];
-      if (scores[slot] === 0) touched.push(slot);
-      scores[slot] += (factor * tf) / (tf + k1);
+      if (scores[slot] === 0) touched[run.count++] = slot;
+      const score = (scores[slot] += (factor * tf) / (tf + k1));
+      if (score > floor) {
+        heap.offer(slot);
+        floor = heap.floor();
+      }
     }
   }
 
   /**
-   * Like `accumulate`, for ids already touched only: each touched id is looked up in the (sorted) list when that is
-   * cheaper than reading the whole list, which is what keeps common words cheap in a large catalog.
+   * Like `accumulate`, for the candidates left only: each is looked up in the (sorted) list when that is cheaper than
+   * reading the whole list, which is what keeps common words cheap in a large catalog.
    */
-  private accumulateTouched(posting: Posting, factor: number, scores: Float64Array, touched: number[]): void {
+  private accumulateCandidates(posting: Posting, factor: number, run: SearchRun): void {
     const pseudo = this.pseudoFrequencies(posting);
+    const { scores, touched, heap } = run;
     const k1 = this.k1;
     const slots = posting.slots;
-    if (touched.length * Math.log2(slots.length + 1) < slots.length) {
-      for (const slot of touched) {
+    let floor = heap.floor();
+    const addAt = (i: number, slot: number) => {
+      const tf = pseudo[i];
+      const score = (scores[slot] += (factor * tf) / (tf + k1));
+      if (score > floor) {
+        heap.offer(slot);
+        floor = heap.floor();
+      }
+    };
+    if (run.count * Math.log2(slots.length + 1) < slots.length) {
+      for (let c = 0; c < run.count; c++) {
+        const slot = touched[c];
         const i = lowerBound(slots, slot);
-        if (slots[i] !== slot) continue;
-        const tf = pseudo[i];
-        scores[slot] += (factor * tf) / (tf + k1);
+        if (slots[i] === slot) addAt(i, slot);
       }
       return;
     }
-    for (let i = 0; i < slots.length; i++) {
-      const slot = slots[i];
-      if (scores[slot] === 0) continue;
-      const tf = pseudo[i];
-      scores[slot] += (factor * tf) / (tf + k1);
-    }
+    for (let i = 0; i < slots.length; i++) if (scores[slots[i]] !== 0) addAt(i, slots[i]);
   }
 
   /** The weighted, length-normalized frequency of the term in each of its ids, cached until lengths change. */
@@ -379,6 +418,7 @@ export class Bm25fIndex {
     const live = Math.max(1, this.slotOf.size);
     const norms = this.fields.map((f, i) => ({ w: f.weight, b: f.b, avg: this.totalLengths[i] / live || 1 }));
     const pseudo = new Float64Array(posting.slots.length);
+    let max = 0;
     for (let i = 0; i < posting.slots.length; i++) {
       const slot = posting.slots[i];
       const packed = posting.tfs[i];
@@ -390,8 +430,10 @@ export class Bm25fIndex {
         sum += (w * tf) / (1 - b + (b * this.lengths[slot * n + f]) / avg);
       }
       pseudo[i] = sum;
+      if (sum > max) max = sum;
     }
     posting.pseudo = pseudo;
+    posting.maxPseudo = max;
     posting.version = this.normVersion;
     return pseudo;
   }
@@ -399,7 +441,7 @@ export class Bm25fIndex {
   private addPosting(term: string, slot: number, tf: number): void {
     let posting = this.postings.get(term);
     if (!posting) {
-      this.postings.set(term, (posting = { slots: [], tfs: [], version: -1 }));
+      this.postings.set(term, (posting = { slots: [], tfs: [], version: -1, maxPseudo: 0 }));
       this.vocabulary?.add(term);
     }
     // Slots stay in ascending order (a reused slot is inserted in place), so a list can be probed by binary search.
@@ -442,38 +484,41 @@ function lowerBound(list: number[], value: number): number {
   return lo;
 }
 
-/** Above this many touched ids, the k-th score is not looked for again (it would cost more than pruning saves). */
-const PRUNE_CHECK_LIMIT = 20_000;
+/**
+ * Relative slack on every bound comparison: scores are float sums, whose rounding may exceed the exact sum by a few
+ * units in the last place; pruning must never drop an id for that.
+ */
+const SLACK = 1e-9;
 
-/** The k-th highest score among the touched slots (a bounded min-heap of scores). */
-function kthScore(slots: number[], scores: Float64Array, k: number): number {
-  const heap = new Float64Array(k);
-  let size = 0;
-  for (const slot of slots) {
-    const score = scores[slot];
-    if (size < k) {
-      let i = size++;
-      heap[i] = score;
-      while (i > 0 && heap[(i - 1) >> 1] > heap[i]) {
-        const p = (i - 1) >> 1;
-        [heap[i], heap[p]] = [heap[p], heap[i]];
-        i = p;
-      }
-    } else if (score > heap[0]) {
-      heap[0] = score;
-      for (let i = 0; ;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < k && heap[l] < heap[m]) m = l;
-        if (r < k && heap[r] < heap[m]) m = r;
-        if (m === i) break;
-        [heap[i], heap[m]] = [heap[m], heap[i]];
-        i = m;
-      }
-    }
+/** A posting as one search reads it: `factor` scales its saturated frequencies, `bound` is the most it adds to an id. */
+interface QueryList {
+  posting: Posting;
+  factor: number;
+  bound: number;
+}
+
+/** One search's state: scores by slot, the touched slots (`count` of them, in `touched`), the k best so far. */
+interface SearchRun {
+  scores: Float64Array;
+  touched: Int32Array;
+  count: number;
+  heap: ScoreHeap;
+}
+
+/**
+ * Drops the candidates that cannot reach the k best even with the most every list still to come (`rest`) can add,
+ * and clears their scores (a cleared slot is skipped by the list scans that follow).
+ */
+function dropHopeless(run: SearchRun, rest: number): void {
+  const { scores, touched } = run;
+  const floor = run.heap.floor();
+  let kept = 0;
+  for (let c = 0; c < run.count; c++) {
+    const slot = touched[c];
+    if ((scores[slot] + rest) * (1 + SLACK) >= floor) touched[kept++] = slot;
+    else scores[slot] = 0;
   }
-  return heap[0];
+  run.count = kept;
 }
 
 function countTerms(terms: string[]): Map<string, number> {
@@ -487,7 +532,7 @@ function countTerms(terms: string[]): Map<string, number> {
  * slot numbers: a slot that cannot enter costs one comparison and no allocation, which matters when a common query
  * word touches most of a 100k-tool catalog. Only the winners become `Ranked` objects.
  */
-function topSlots(slots: number[], scores: Float64Array, ids: (string | undefined)[], k: number): Ranked[] {
+function topSlots(slots: ArrayLike<number> & Iterable<number>, scores: Float64Array, ids: (string | undefined)[], k: number): Ranked[] {
   if (k <= 0) return [];
   const heap: number[] = [];
   // Whether slot a ranks below slot b; the heap's root is the worst slot kept.

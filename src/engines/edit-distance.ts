@@ -5,9 +5,11 @@
 export function boundedEditDistance(a: string, b: string, max: number): number {
   const la = a.length, lb = b.length;
   if (Math.abs(la - lb) > max) return max + 1;
-  let prevPrev = new Array<number>(lb + 1).fill(0);
-  let prev = Array.from({ length: lb + 1 }, (_, j) => j);
-  let row = new Array<number>(lb + 1).fill(0);
+  // Three reused rows: a typo lookup computes this for thousands of candidates, and allocating rows for each
+  // candidate cost more than the distances themselves.
+  if (rows[0].length <= lb) rows = [0, 1, 2].map(() => new Int32Array(2 * (lb + 1)));
+  let [prevPrev, prev, row] = rows;
+  for (let j = 0; j <= lb; j++) prev[j] = j;
   for (let i = 1; i <= la; i++) {
     row[0] = i;
     let rowMin = i;
@@ -20,7 +22,12 @@ export function boundedEditDistance(a: string, b: string, max: number): number {
       if (d < rowMin) rowMin = d;
     }
     if (rowMin > max) return max + 1;
-    [prevPrev, prev, row] = [prev, row, prevPrev];
+    const spare = prevPrev;
+    prevPrev = prev;
+    prev = row;
+    row = spare;
   }
   return prev[lb];
 }
+
+let rows = [0, 1, 2].map(() => new Int32Array(64));

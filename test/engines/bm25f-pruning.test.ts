@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { Bm25fIndex } from "../../src/engines/bm25f.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { PLAIN_TOOL_BM25 } from "../../src/indexes/tool-index-options.js";
+import { fuzzParameters } from "../fuzz/settings.js";
 
 /** A seeded generator, so every run builds the same corpus. */
 function random(seed: number): () => number {
@@ -40,6 +42,36 @@ describe("BM25F search with MaxScore pruning", () => {
       const terms = Array.from({ length: 1 + Math.floor(next() * 20) }, draw);
       assert.deepEqual(index.search(terms, 10, { fuzzy: false }), index.search(terms, 10, { fuzzy: false, exhaustive: true }));
     }
+  });
+
+  it("returns exactly the exhaustive result on any corpus and query (property)", () => {
+    // Few distinct words, so lists overlap heavily and many scores tie exactly (copied items), which is where a
+    // bound that is off by a rounding error would drop an item that ties the k-th.
+    const word = fc.integer({ min: 0, max: 11 }).map((i) => `w${i * i}`);
+    const item = fc.tuple(fc.array(word, { maxLength: 3 }), fc.array(word, { maxLength: 12 }), fc.array(word, { maxLength: 2 }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(item, fc.nat({ max: 2 })), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.array(word, { minLength: 1, maxLength: 25 }),
+        fc.integer({ min: 1, max: 12 }),
+        (items, removals, query, limit) => {
+          const index = new Bm25fIndex({ fields: [{ name: "name", weight: 3 }, { name: "body" }, { name: "category", weight: 0 }] });
+          items.forEach(([fields, copies], i) => {
+            for (let c = 0; c <= copies; c++) index.add(`t${i}.${c}`, fields);
+          });
+          for (const r of removals) index.remove(`t${r % items.length}.0`);
+          const exhaustive = index.search(query, limit, { fuzzy: false, exhaustive: true });
+          assert.deepEqual(index.search(query, limit, { fuzzy: false }), exhaustive);
+        },
+      ),
+      fuzzParameters(300),
+    );
+  });
+
+  it("answers a limit of 0 with nothing", () => {
+    const { index, draw } = corpus(50, random(3));
+    assert.deepEqual(index.search([draw(), draw()], 0), []);
   });
 
   it("never lists an id twice, even when a query word hits only a field of weight 0", () => {
