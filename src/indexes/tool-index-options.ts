@@ -45,9 +45,9 @@ export const DEFAULT_TOOL_BM25: Required<Omit<ToolBm25Options, "fuzzy" | "bag">>
     name: { weight: 3, b: 0.75 },
     description: { weight: 1, b: 0.75 },
     paramNames: { weight: 1, b: 0.5 },
-    paramDescriptions: { weight: 0.1, b: 0.75 },
+    paramDescriptions: { weight: 0.3, b: 0.75 },
     enumValues: { weight: 0.2, b: 0.75 },
-    category: { weight: 1, b: 0.2 },
+    category: { weight: 2, b: 0.2 },
   },
 };
 
