@@ -43,7 +43,7 @@ interface RawTool {
 const SHORT_WORDS = 8;
 
 /** The first sentence, then at most `SHORT_WORDS` words: a terse API summary of the kind many real catalogs have. */
-export function shorten(description: string): string {
+function shorten(description: string): string {
   const text = description.replace(/\s+/g, " ").trim();
   const sentence = /^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text;
   const words = sentence.split(" ");

@@ -214,7 +214,7 @@ function gridSettings(): Params[] {
 function runGrid(): void {
   const grid = gridSettings();
   const label = (p: Params) => `k1 ${p.k1} category ${p.fields.category.weight} paramDescriptions ${p.fields.paramDescriptions.weight} description.b ${p.fields.description.b}`;
-  // ratios[g][s]: the smaller of the nDCG@10 and recall@10 ratios to plain; ndcg[g][s]: the nDCG@10 ratio.
+  // both[g][s]: the smaller of the nDCG@10 and recall@10 ratios to plain; ndcg[g][s]: the nDCG@10 ratio.
   const both: number[][] = [];
   const ndcg: number[][] = [];
   for (const params of grid) {
@@ -238,7 +238,7 @@ function runGrid(): void {
   }
   const chosen = pickAmong(() => true);
   const current = grid.findIndex((p) => JSON.stringify(p) === JSON.stringify(start));
-  log(`current defaults: worst ${Math.min(...both[current]).toFixed(4)}`);
+  if (current >= 0) log(`current defaults: worst ${Math.min(...both[current]).toFixed(4)}`);
   log(`chosen on all sets: ${label(grid[chosen])}: worst ${Math.min(...both[chosen]).toFixed(4)} | ${fmt(both[chosen])}`);
   console.log(JSON.stringify({ heldOut, chosen: grid[chosen], ratios: both[chosen] }));
 }
