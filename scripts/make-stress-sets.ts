@@ -11,7 +11,7 @@
  *
  * Variants (docs/benchmarks.md, "Stress variants"):
  * - `<set>-short`: each description cut to its first sentence, then to at most 8 words; name, parameters and
- *   category kept (stabletoolbench, toolalpaca, metatool).
+ *   category kept (stabletoolbench, toolalpaca, metatool, scale).
  * - `<set>-short-opaque`: as `-short`, and each name replaced by an opaque id (`t_` + 8 hex of its SHA-1), so the
  *   words must come from the short description, the parameters and the category (stabletoolbench, toolalpaca).
  * - `metatool-short-category`: MetaTool's intent-style queries; each tool's name words become its category, its name
@@ -92,6 +92,8 @@ async function main(): Promise<void> {
     const hidden = renamed(set, (t) => opaque(t.name));
     write(`${name}-short-opaque`, short(hidden.tools), hidden.queries);
   }
+  const scale = readSet("scale");
+  write("scale-short", short(scale.tools), scale.queries);
   const metatool = readSet("metatool", 10);
   write("metatool-short", short(metatool.tools), metatool.queries);
   const categorized = renamed(metatool, (t) => opaque(t.name));

@@ -65,7 +65,8 @@ const SETS: SetSource[] = [
 if (values.stress) {
   // The variants' MetaTool queries are already every 10th; the family is the source set the name starts with.
   for (const name of readdirSync(values.stress).sort()) {
-    const family = SETS.find((s) => name.startsWith(`${s.name}-`))?.name;
+    const source = SETS.find((s) => name.startsWith(`${s.name}-`));
+    const family = source && (source.family ?? source.name);
     if (family) SETS.push({ name, every: 1, dir: join(values.stress, name), family });
   }
 }
