@@ -191,29 +191,32 @@ log(`chosen, ratio to plain: ${fmt(final)}`);
 console.log(JSON.stringify(values.json ? { plain: Object.fromEntries(sets.map((s) => [s.name, s.plain])), heldOut, chosen, ratios: final } : chosen));
 
 /**
- * A small grid around the defaults, over the knobs the stress variants react to: k1, the category's weight (the
- * domain of a short description), the parameter descriptions' weight and the description's length normalization.
+ * A small grid around the defaults, over the knobs the stress variants react to: k1, the name's weight (short
+ * descriptions among many long generated names: scale-short), the category's weight (the domain of a short
+ * description), the parameter descriptions' weight and the description's length normalization.
  */
 function gridSettings(): Params[] {
   const out: Params[] = [];
-  for (const k1 of [0.9, 1.2, 1.6])
-    for (const category of [1, 2, 3])
-      for (const paramDescriptions of [0.1, 0.3, 0.5])
-        for (const descriptionB of [0.5, 0.75]) {
-          const p: Params = structuredClone(start);
-          p.k1 = k1;
-          p.fields.category.weight = category;
-          p.fields.paramDescriptions.weight = paramDescriptions;
-          p.fields.description.b = descriptionB;
-          out.push(p);
-        }
+  for (const k1 of [1.2, 1.6])
+    for (const name of [2, 3])
+      for (const category of [1, 2])
+        for (const paramDescriptions of [0.1, 0.3, 0.5])
+          for (const descriptionB of [0.5, 0.75]) {
+            const p: Params = structuredClone(start);
+            p.k1 = k1;
+            p.fields.name.weight = name;
+            p.fields.category.weight = category;
+            p.fields.paramDescriptions.weight = paramDescriptions;
+            p.fields.description.b = descriptionB;
+            out.push(p);
+          }
   return out;
 }
 
 /** Scores the grid once on every set, then picks by worst set (both metrics) on all sets and without each family. */
 function runGrid(): void {
   const grid = gridSettings();
-  const label = (p: Params) => `k1 ${p.k1} category ${p.fields.category.weight} paramDescriptions ${p.fields.paramDescriptions.weight} description.b ${p.fields.description.b}`;
+  const label = (p: Params) => `k1 ${p.k1} name ${p.fields.name.weight} category ${p.fields.category.weight} paramDescriptions ${p.fields.paramDescriptions.weight} description.b ${p.fields.description.b}`;
   // both[g][s]: the smaller of the nDCG@10 and recall@10 ratios to plain; ndcg[g][s]: the nDCG@10 ratio.
   const both: number[][] = [];
   const ndcg: number[][] = [];

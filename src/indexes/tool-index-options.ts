@@ -43,10 +43,10 @@ export interface ToolBm25Options {
 export const DEFAULT_TOOL_BM25: Required<Omit<ToolBm25Options, "fuzzy" | "bag">> & { fields: Record<keyof ToolTexts, FieldWeight> } = {
   k1: 1.2,
   fields: {
-    name: { weight: 3, b: 0.75 },
+    name: { weight: 2, b: 0.75 },
     description: { weight: 1, b: 0.75 },
     paramNames: { weight: 1, b: 0.5 },
-    paramDescriptions: { weight: 0.3, b: 0.75 },
+    paramDescriptions: { weight: 0.5, b: 0.75 },
     enumValues: { weight: 0.2, b: 0.75 },
     category: { weight: 2, b: 0.2 },
   },
