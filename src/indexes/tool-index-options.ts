@@ -33,8 +33,9 @@ export interface ToolBm25Options {
  * opaque names, the domain only in the category, OpenAPI imports: `scripts/make-stress-sets.ts`) as nDCG@10 and
  * recall@10 over plain BM25's (`PLAIN_TOOL_BM25`), and the setting whose WORST set loses least is kept, so that no set
  * pays for another's gain:
- * - the name counts most, with full length normalization (long generated names should not win by length);
- * - parameter names count like description words; parameter descriptions and enum values a little;
+ * - the name counts twice a description word, with full length normalization (long generated names should not win
+ *   by length; at 3, names outweighed short descriptions in a 12k catalog and plain BM25 won there);
+ * - parameter names count like description words; parameter descriptions half, enum values a little;
  * - the category counts twice a description word, with little length normalization: on catalogs whose descriptions
  *   are short, the category is often the only place the domain is named. (At weight 1 plain BM25, which keeps every
  *   field in one bag, still won on such a variant; at 0 it won on a held-out set.)
