@@ -9,15 +9,18 @@
  * With --out the default recipe's catalog and the mapped queries are written there, so the figures can be checked with
  * `toolsearch eval --catalog DIR/catalog.json --queries DIR/queries.jsonl --engine bm25,semantic,hybrid`.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { Embedder } from "../src/embeddings/embedder.js";
 import { UseLiteProvider } from "../src/embeddings/use-lite.js";
+import type { LabelledQuery } from "../src/eval/queries.js";
 import { type EngineReport, evaluate, type Searcher } from "../src/eval/runner.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
+import { catalogFromOpenApi, type OpenApiTool } from "../src/openapi/catalog.js";
+import { NameRegistry } from "../src/openapi/names.js";
 import type { DescriptionRecipe } from "../src/openapi/text.js";
-import { DATA, importAll, mapQueries, readOperations, readQueries } from "./toolalpaca-openapi.js";
 
+const DATA = new URL("../../shared/data/toolalpaca/", import.meta.url).pathname;
 const ENGINES = ["bm25", "semantic", "hybrid"] as const;
 
 /** The recipes compared; the first is the importer's default. */
@@ -29,9 +32,70 @@ const RECIPES: Record<string, DescriptionRecipe> = {
   "no category fallback": { categoryFallback: "none" },
 };
 
+interface Operation {
+  spec: string;
+  method: string;
+  path: string;
+}
+
 function flag(name: string): string | undefined {
   const at = process.argv.indexOf(name);
   return at === -1 ? undefined : process.argv[at + 1];
+}
+
+/**
+ * operations.json, plus the operations the converter recovered from paths nested inside others (listed in stats.json
+ * as "API::name (METHOD /path, nested under …)"), which operations.json leaves out.
+ */
+function readOperations(): Record<string, Operation> {
+  const operations = JSON.parse(readFileSync(join(DATA, "operations.json"), "utf8")) as Record<string, Operation>;
+  const stats = JSON.parse(readFileSync(join(DATA, "stats.json"), "utf8")) as { functions_recovered_from_documentation?: string[] };
+  for (const line of stats.functions_recovered_from_documentation ?? []) {
+    const match = /^(.+?)::(\S+) \((\w+) ([^\s,)]+)/.exec(line);
+    if (!match) continue;
+    const [, api, fn, method, path] = match;
+    const sibling = Object.entries(operations).find(([name]) => name.startsWith(`${api!.replace(/[^a-zA-Z0-9_-]/g, "_")}__`));
+    if (sibling) operations[`${sibling[0].split("__")[0]}__${fn}`] = { spec: sibling[1].spec, method: method!, path: path! };
+  }
+  return operations;
+}
+
+function readQueries(): LabelledQuery[] {
+  return readFileSync(join(DATA, "queries.jsonl"), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as LabelledQuery);
+}
+
+/** Imports every spec with one recipe; returns the tools and a map from "spec METHOD path" to tool name. */
+async function importAll(recipe: DescriptionRecipe): Promise<{ tools: OpenApiTool[]; byOperation: Map<string, string>; skipped: number }> {
+  const names = new NameRegistry();
+  const tools: OpenApiTool[] = [];
+  const byOperation = new Map<string, string>();
+  let skipped = 0;
+  for (const file of readdirSync(join(DATA, "specs")).sort()) {
+    const prefix = basename(file, ".json").replace(/[^a-zA-Z0-9_-]/g, "_");
+    const catalog = await catalogFromOpenApi(join(DATA, "specs", file), { prefix, names, recipe });
+    skipped += catalog.skipped.length;
+    for (const tool of catalog.tools) {
+      tools.push(tool);
+      byOperation.set(`specs/${file} ${tool.openapi.method} ${tool.openapi.path}`, tool.name);
+    }
+  }
+  return { tools, byOperation, skipped };
+}
+
+/** The labels rewritten to imported names; a query with a label that has no imported operation is counted and dropped. */
+function mapQueries(queries: LabelledQuery[], operations: Record<string, Operation>, byOperation: Map<string, string>): { mapped: LabelledQuery[]; unmapped: string[] } {
+  const mapped: LabelledQuery[] = [];
+  const unmapped: string[] = [];
+  for (const query of queries) {
+    const relevant = query.relevant.map((label) => {
+      const op = operations[label];
+      // The importer reads a path without its leading "/" as if it had one; so does the mapping.
+      return op ? byOperation.get(`${op.spec} ${op.method.toUpperCase()} ${op.path.startsWith("/") ? op.path : `/${op.path}`}`) : undefined;
+    });
+    if (relevant.some((r) => r === undefined)) unmapped.push(query.id);
+    else mapped.push({ ...query, relevant: relevant as string[] });
+  }
+  return { mapped, unmapped };
 }
 
 async function engineSearchers(tools: unknown[], embedder: Embedder): Promise<Record<string, Searcher>> {

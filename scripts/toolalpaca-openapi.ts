@@ -1,7 +1,7 @@
 /**
  * The ToolAlpaca dev set (../shared/data/toolalpaca) as our own OpenAPI importer sees it: the 21 specs imported, each
  * under its own prefix (as the gateway would name them), and the labelled queries mapped onto the imported names
- * through operations.json (spec, method, path). Shared by scripts/eval-openapi.ts and scripts/make-stress-sets.ts.
+ * through operations.json (spec, method, path), as scripts/eval-openapi.ts does (for scripts/make-stress-sets.ts).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
