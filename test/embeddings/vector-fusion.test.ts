@@ -85,6 +85,26 @@ test("the default fusion falls back to the informative list when the other is no
   }
 });
 
+test("the default fusion ranks alike whatever BM25's units (catalog size, query length, field weights move them)", () => {
+  let seed = 5;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const ids = Array.from({ length: 40 }, (_, i) => `t${i}`);
+  const ranked = (scores: number[]) => ids.map((id, i) => ({ id, score: scores[i] })).sort(compareRanked);
+  let adaptiveMoved = 0;
+  for (let t = 0; t < 100; t++) {
+    const lexical = ranked(ids.map(() => 12 * random()));
+    const dense = ranked(ids.map(() => random()));
+    const scaled = (f: number) => lexical.map((h) => ({ id: h.id, score: h.score * f }));
+    const order = (options: object, f: number) => fuse({ lexical: scaled(f), dense }, 10, options).map((h) => h.id).join();
+    for (const f of [1 / 3, 3]) {
+      assert.equal(order({}, f), order({}, 1), `trial ${t}: BM25 scores ×${f} changed the default's top 10`);
+      if (order({ method: "adaptive" }, f) !== order({ method: "adaptive" }, 1)) adaptiveMoved++;
+    }
+  }
+  // The check can fail: a share set from the raw BM25 score (the earlier default) does move with the units.
+  assert.ok(adaptiveMoved > 50, `adaptive moved in ${adaptiveMoved} of 200`);
+});
+
 test("fusion is deterministic on ties and works with one list empty", () => {
   const dense = [{ id: "b", score: 0.5 }, { id: "a", score: 0.5 }];
   assert.deepEqual(fuse({ lexical: [], dense }, 2).map((h) => h.id), ["a", "b"]);
