@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openCatalog, SNAPSHOT_MIN_TOOLS } from "../../src/cli/index-cache.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
-const dir = mkdtempSync(join(tmpdir(), "toolsearch-snapcache-"));
+const dir = makeTempDir("toolsearch-snapcache-");
 after(() => rmSync(dir, { recursive: true, force: true }));
 const cache = join(dir, "cache", "embeddings.sqlite");
 const snapshots = () => readdirSync(join(dir, "cache", "snapshots")).filter((f) => f.endsWith(".snap"));

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { checkDocuments, loadDocuments } from "../../src/catalog/documents.js";
 import { DocumentIndex } from "../../src/indexes/document-index.js";
 import { ToolsearchError } from "../../src/errors.js";
 import { fixture, tempFile } from "../helpers/files.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 function refused(fn: () => unknown, ...patterns: RegExp[]): void {
   assert.throws(fn, (error: unknown) => {
@@ -68,7 +68,7 @@ describe("documents from a folder of Markdown", () => {
   });
 
   it("refuses a file without a title, with broken front matter, or with a duplicate id, naming each file", () => {
-    const folder = mkdtempSync(join(tmpdir(), "toolsearch-md-"));
+    const folder = makeTempDir("toolsearch-md-");
     mkdirSync(join(folder, "sub"));
     writeFileSync(join(folder, "a.md"), "---\nid: same\ntitle: A\n---\ntext\n");
     writeFileSync(join(folder, "sub", "b.md"), "---\nid: same\ntitle: B\n---\ntext\n");
@@ -80,7 +80,7 @@ describe("documents from a folder of Markdown", () => {
   });
 
   it("refuses an empty folder and names an unreadable file", () => {
-    const folder = mkdtempSync(join(tmpdir(), "toolsearch-md-"));
+    const folder = makeTempDir("toolsearch-md-");
     refused(() => loadDocuments(folder), /no \.md or \.markdown files/);
     writeFileSync(join(folder, "fine.md"), "# Fine\n");
     // A dangling link cannot be read by anyone (root included, unlike a chmod 000 file).

@@ -1,9 +1,8 @@
 /** Shared by the embedding tests: one USE-lite model per test process, and a provider that counts its calls. */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EmbeddingProvider } from "../../src/embeddings/provider.js";
 import { UseLiteProvider } from "../../src/embeddings/use-lite.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 /** USE lite in this thread: the tests' catalogs are small, and one model load is shared by every test in a file. */
 export const useLite = new UseLiteProvider({ threads: 0 });
@@ -28,7 +27,7 @@ export class CountingProvider implements EmbeddingProvider {
 
 /** A fresh temporary folder. */
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "toolsearch-emb-"));
+  return makeTempDir("toolsearch-emb-");
 }
 
 export const FIXTURE_TOOLS = new URL("../fixtures/embeddings-tools.json", import.meta.url).pathname;

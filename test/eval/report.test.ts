@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { launchChromium, noBrowser, screenshot, watchPage } from "../helpers/browser.js";
 import { runCli } from "../helpers/cli.js";
 import { fixture } from "../helpers/files.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
-const dir = mkdtempSync(join(tmpdir(), "toolsearch-report-"));
+const dir = makeTempDir("toolsearch-report-");
 const reportPath = join(dir, "report.html");
 const engines = ["bm25", "regex", "semantic", "hybrid"];
 

@@ -3,8 +3,7 @@
  * text. The only failures allowed are ToolsearchErrors with a code; a refused catalog or tool leaves nothing behind.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
@@ -12,6 +11,7 @@ import { loadCatalogFile, normalizeTools } from "../../src/catalog/load.js";
 import { TOOL_NAME_PATTERN } from "../../src/catalog/validate.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { anyText, fuzzParameters, inputSchemaLike, onlyCodedErrors, onlyCodedErrorsAsync, wordyText } from "./settings.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 const name = fc.oneof(fc.constantFrom("get_weather", "send_email", "a", "x".repeat(64), "x".repeat(65), "bad name", ""), fc.stringMatching(/^[a-zA-Z0-9_-]{1,12}$/), anyText(10), fc.integer());
 const description = fc.oneof(wordyText(), fc.jsonValue({ maxDepth: 1 }));
@@ -25,7 +25,7 @@ const toolLike = fc.oneof(
   fc.anything({ maxDepth: 3 }),
 );
 
-const dir = mkdtempSync(join(tmpdir(), "toolsearch-fuzz-"));
+const dir = makeTempDir("toolsearch-fuzz-");
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("catalog loader (property)", () => {

@@ -3,8 +3,7 @@
  * MCP configuration reader: any input is loaded whole or refused with a ToolsearchError and its code.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
@@ -12,8 +11,9 @@ import { checkDocuments, loadDocuments } from "../../src/catalog/documents.js";
 import { DocumentIndex } from "../../src/indexes/document-index.js";
 import { isStdioConfig, loadGatewayConfig, parseGatewayConfig } from "../../src/mcp/config.js";
 import { anyText, fuzzParameters, onlyCodedErrors, onlyCodedErrorsAsync, wordyText } from "./settings.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
-const dir = mkdtempSync(join(tmpdir(), "toolsearch-fuzz-"));
+const dir = makeTempDir("toolsearch-fuzz-");
 after(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 

@@ -3,19 +3,19 @@
  * stores manifests; the second starts no server until a call needs one, and `--idle-stop` ends it again.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { childPids, CLI, eventually, FIXTURE_SERVER, foundNames, ROOT, textOf } from "./helpers.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 const NAMES = ["red", "green", "blue", "cyan"];
 
 describe("toolsearch mcp with a manifest store (command line)", () => {
-  const dir = mkdtempSync(join(tmpdir(), "toolsearch-cli-lazy-"));
+  const dir = makeTempDir("toolsearch-cli-lazy-");
   const storePath = join(dir, "store.sqlite");
   writeFileSync(join(dir, "mcp.json"), JSON.stringify({ mcpServers: Object.fromEntries(NAMES.map((n) => [n, { command: process.execPath, args: [FIXTURE_SERVER] }])) }));
   after(() => rmSync(dir, { recursive: true, force: true }));

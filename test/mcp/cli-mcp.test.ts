@@ -1,13 +1,13 @@
 /** `toolsearch mcp` on the command line: usage and file errors before anything starts; documents served as tools. */
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { run } from "../../src/cli/program.js";
 import { DocumentIndex } from "../../src/indexes/document-index.js";
 import { Gateway } from "../../src/mcp/gateway.js";
 import { connectInMemory, ROOT, textOf } from "./helpers.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 /** Runs the CLI in-process with stderr captured. */
 async function runCapturingStderr(argv: string[]): Promise<{ code: number; stderr: string }> {
@@ -29,7 +29,7 @@ describe("toolsearch mcp (command line)", () => {
   });
 
   it("refuses a bad configuration before starting anything (exit 1, names server and field)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "toolsearch-mcp-cli-"));
+    const dir = makeTempDir("toolsearch-mcp-cli-");
     const file = join(dir, "mcp.json");
     writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: "node", env: { DEBUG: true } } } }));
     const { code, stderr } = await runCapturingStderr(["mcp", "--config", file]);

@@ -1,12 +1,12 @@
 /** Gateway configuration rules and namespaced tool names. */
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { ToolsearchError } from "../../src/errors.js";
 import { loadGatewayConfig, parseGatewayConfig } from "../../src/mcp/config.js";
 import { namespacedName } from "../../src/mcp/names.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 function refusal(value: unknown): ToolsearchError {
   try {
@@ -58,7 +58,7 @@ describe("gateway configuration", () => {
 
   it("refuses a file without mcpServers, and broken JSON, naming the file", () => {
     assert.match(refusal({ servers: {} }).message, /^mcp\.json: expected an object \{"mcpServers"/);
-    const dir = mkdtempSync(join(tmpdir(), "toolsearch-config-"));
+    const dir = makeTempDir("toolsearch-config-");
     writeFileSync(join(dir, "bad.json"), "{nope");
     assert.throws(() => loadGatewayConfig(join(dir, "bad.json")), (e: ToolsearchError) => e.code === "file_parse" && e.message.includes("bad.json"));
   });

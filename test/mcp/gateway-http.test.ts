@@ -5,15 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { childPids, CLI, eventually, foundNames, ROOT, serverScript, textOf } from "./helpers.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 const TOKEN = "test-token-123";
 const INSPECTOR = join(ROOT, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js");
@@ -40,7 +40,7 @@ function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegExpMatchA
 }
 
 describe("toolsearch mcp over Streamable HTTP", () => {
-  const dir = mkdtempSync(join(tmpdir(), "toolsearch-mcp-http-"));
+  const dir = makeTempDir("toolsearch-mcp-http-");
   let everything: ChildProcess;
   let gateway: ChildProcess;
   let url: string;

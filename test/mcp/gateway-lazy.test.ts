@@ -5,14 +5,14 @@
  * concurrent first calls start it once, and a changed configuration block invalidates that server's manifest only.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type GatewayConfig, parseGatewayConfig } from "../../src/mcp/config.js";
 import { Gateway, type GatewayOptions } from "../../src/mcp/gateway.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { childPids, connectInMemory, eventually, FIXTURE_SERVER, foundNames, isAlive, serverScript, textOf } from "./helpers.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 const FIXTURES = ["alpha", "beta", "gamma"];
 const MEMORIES = ["notes", "facts"];
@@ -22,7 +22,7 @@ function children(): { fixture: number; memory: number } {
 }
 
 describe("lazy gateway with manifests in a SQLite store", () => {
-  const dir = mkdtempSync(join(tmpdir(), "toolsearch-lazy-"));
+  const dir = makeTempDir("toolsearch-lazy-");
   let store: SqliteStore;
   const logs: string[] = [];
   const open: Gateway[] = [];

@@ -4,16 +4,16 @@
  * refused naming the field, a killed upstream is reported and comes back, and shutdown ends every child.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { childPids, CLI, eventually, foundNames, isAlive, ROOT, serverScript, textOf } from "./helpers.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 describe("toolsearch mcp over stdio with real upstream servers", () => {
-  const dir = mkdtempSync(join(tmpdir(), "toolsearch-mcp-"));
+  const dir = makeTempDir("toolsearch-mcp-");
   const files = join(dir, "files");
   let client: Client;
   let transport: StdioClientTransport;

@@ -4,14 +4,14 @@
  * toolsearch itself) are left out with a note; default locations per OS; the CLI writes the file and prints the entry.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { run } from "../../src/cli/program.js";
 import { parseGatewayConfig, type StdioServerConfig } from "../../src/mcp/config.js";
 import { defaultClientFiles, importClientConfig, isGateway, parseJsonc } from "../../src/mcp/import.js";
 import { ROOT } from "./helpers.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 const FIXTURES = join(ROOT, "test", "fixtures", "mcp", "clients");
 const context = { home: "/home/me", project: "/work/app" };
@@ -112,7 +112,7 @@ async function runCli(argv: string[]): Promise<{ code: number; stdout: string; s
 }
 
 describe("toolsearch mcp import (command line)", () => {
-  const dir = mkdtempSync(join(tmpdir(), "toolsearch-import-"));
+  const dir = makeTempDir("toolsearch-import-");
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it("writes the gateway configuration and prints the entry that replaces the servers", async () => {

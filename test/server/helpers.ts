@@ -1,7 +1,6 @@
 /** Shared by the service tests: an app over a fresh SQLite store, keys per scope, and a real `serve` child process. */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
@@ -13,6 +12,7 @@ import { Collections, type CollectionsOptions } from "../../src/server/collectio
 import { openStore } from "../../src/store/open.js";
 import type { Scope, Store } from "../../src/store/types.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 export { LetterProvider };
 
@@ -33,7 +33,7 @@ export function helpCenter(): Array<Record<string, unknown>> {
 }
 
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "toolsearch-serve-"));
+  return makeTempDir("toolsearch-serve-");
 }
 
 export interface TestService {

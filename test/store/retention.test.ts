@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { openStore } from "../../src/store/open.js";
 import { pruneMark, pruneRound } from "../../src/store/retention.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 test("pruneMark: the newest sample older than the window, or 0", () => {
   const samples: Array<[number, number]> = [[0, 5], [100, 9], [200, 14]];
@@ -14,7 +14,7 @@ test("pruneMark: the newest sample older than the window, or 0", () => {
 });
 
 test("pruneRound keeps every change younger than the window and drops the older ones", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "toolsearch-retention-"));
+  const dir = makeTempDir("toolsearch-retention-");
   const store = await openStore(join(dir, "store.sqlite"));
   try {
     const samples: Array<[number, number]> = [];

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import Database from "better-sqlite3";
@@ -9,9 +8,10 @@ import { openStore } from "../../src/store/open.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
 import { storeContract } from "./contract.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "toolsearch-store-"));
+  return makeTempDir("toolsearch-store-");
 }
 
 /** Runs `body` with the path of a store file in a fresh folder, removed afterwards. */
