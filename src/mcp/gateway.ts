@@ -31,7 +31,8 @@ import { GATEWAY_OWNER, type ManifestStore, planLaunch } from "./manifests.js";
 import { CALL_TOOL, DESCRIBE_TOOL, gatewayToolDefinitions, SEARCH_TOOLS } from "./meta-tools.js";
 import { MAX_SELECT_NAMES, parseSelect, resolveSelect, unknownNamesNote } from "../metatools/select.js";
 import { namespacedName, serverPrefix } from "./names.js";
-import { OpenApiUpstream } from "./openapi-upstream.js";
+import type { OpenApiSourceConfig } from "../openapi/config.js";
+import type { OpenApiUpstream } from "./openapi-upstream.js";
 import { toolFilter } from "./tool-filter.js";
 import { Upstream, type UpstreamOptions } from "./upstream.js";
 import { redactor, resolveServerConfig } from "./variables.js";
@@ -117,11 +118,7 @@ export class Gateway {
   static async start(options: GatewayOptions = {}): Promise<Gateway> {
     const gateway = new Gateway(options);
     // First, so that a bad document or a missing credential stops the start before any child process runs.
-    for (const [name, config] of Object.entries(options.config?.openapi ?? {})) {
-      const api = new OpenApiUpstream(name, config, (server, tools) => gateway.setServerTools(server, tools), { log: gateway.log, callTimeoutMs: options.upstream?.callTimeoutMs });
-      gateway.openApis.set(name, api);
-      await api.start();
-    }
+    await gateway.startOpenApis(Object.entries(options.config?.openapi ?? {}));
     const servers = Object.entries(options.config?.mcpServers ?? {});
     for (const [name, config] of servers) gateway.upstreams.set(name, gateway.createUpstream(name, config));
     for (const [name, config] of servers) gateway.alwaysLoaded.push(...(config.alwaysLoad ?? []).map((tool) => namespacedName(name, tool)));
@@ -129,6 +126,18 @@ export class Gateway {
     gateway.firstAttempts = Promise.all(toStart.map((name) => gateway.upstreams.get(name)!.start())).then(() => undefined);
     if (options.waitForUpstreams ?? true) await gateway.firstAttempts;
     return gateway;
+  }
+
+  /** Reads each API's document and indexes its operations. */
+  private async startOpenApis(apis: [string, OpenApiSourceConfig][]): Promise<void> {
+    if (!apis.length) return;
+    // Loaded only when the configuration has APIs: the OpenAPI parser weighs more than the rest of the gateway.
+    const { OpenApiUpstream } = await import("./openapi-upstream.js");
+    for (const [name, config] of apis) {
+      const api = new OpenApiUpstream(name, config, (server, tools) => this.setServerTools(server, tools), { log: this.log, callTimeoutMs: this.options.upstream?.callTimeoutMs });
+      this.openApis.set(name, api);
+      await api.start();
+    }
   }
 
   private createUpstream(name: string, written: ServerConfig): Upstream {
