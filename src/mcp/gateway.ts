@@ -13,11 +13,7 @@
  * await serveStdio(gateway); // see transports.ts
  * ```
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import {
-  type CallToolResult, CallToolRequestSchema, ListToolsRequestSchema, McpError, type Tool as McpTool,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { AnthropicTool } from "../catalog/tool.js";
 import { ToolsearchError } from "../errors.js";
 import { InputValidator } from "../execution/validate-input.js";
@@ -38,6 +34,7 @@ import type { OpenApiSourceConfig } from "../openapi/config.js";
 import type { OpenApiUpstream } from "./openapi-upstream.js";
 import { toolFilter } from "./tool-filter.js";
 import { Upstream, type UpstreamOptions } from "./upstream.js";
+import { AjvJsonSchemaValidator, CallToolRequestSchema, ListToolsRequestSchema, McpError, Server } from "./sdk.js";
 import { redactor, resolveServerConfig } from "./variables.js";
 
 /** Everything the gateway serves. */

@@ -9,11 +9,10 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  type CallToolResult, ErrorCode, McpError, type Tool as McpTool, ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolsearchError } from "../errors.js";
 import { isStdioConfig, type ServerConfig } from "./config.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "./sdk.js";
 
 /** Timing of one upstream: timeouts and restart backoff. */
 export interface UpstreamOptions {
@@ -45,14 +44,7 @@ const CLIENT_INFO = { name: "toolsearch-gateway", version: "0.1.0" };
  * The SDK's client side, loaded by the first start rather than with this module: a gateway started from manifests
  * answers its first search without it (docs/benchmarks.md, "Launch time").
  */
-const clientSdk = lazily(async () => {
-  const [{ Client }, stdio, http] = await Promise.all([
-    import("@modelcontextprotocol/sdk/client/index.js"),
-    import("@modelcontextprotocol/sdk/client/stdio.js"),
-    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
-  ]);
-  return { Client, getDefaultEnvironment: stdio.getDefaultEnvironment, StdioClientTransport: stdio.StdioClientTransport, StreamableHTTPClientTransport: http.StreamableHTTPClientTransport };
-});
+const clientSdk = lazily(() => import("./sdk-client.js"));
 type ClientSdk = Awaited<ReturnType<typeof clientSdk>>;
 
 /**

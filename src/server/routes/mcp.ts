@@ -5,10 +5,10 @@
  */
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { FastifyInstance } from "fastify";
 import { ToolsearchError } from "../../errors.js";
 import { DESCRIBE_TOOL, SEARCH_TOOLS } from "../../mcp/meta-tools.js";
+import { StreamableHTTPServerTransport } from "../../mcp/sdk-http.js";
 import { READ_DOC, SEARCH_DOCS } from "../../metatools/docs-tools.js";
 import { requireScope } from "../auth.js";
 import type { Collections } from "../collections.js";
