@@ -130,6 +130,7 @@ async function serversPart(): Promise<Record<string, unknown>> {
       `node -e 0 (spawn to exit, the floor of any node process here): ${r.node_floor_ms} ms`,
       ...table(["gateway run", ...labels.map((l) => (l === "none" ? "no server: ms (cpu)" : `${l} from manifests: ms (cpu)`))],
         modes.map((mode) => [how[mode], ...labels.map((l) => `${r.launch[mode]![l].ms} (${r.launch[mode]![l].cpu_ms})`)])),
+      `first launch with a set of servers (${modes[0]}; builds the index and stores the launch snapshot): ${Object.entries(r.first_launch).map(([k, f]) => `${k}: ${f.ms} ms (cpu ${f.cpu_ms})`).join(", ")}`,
       `in-process Gateway.start from manifests → first search answer, by servers configured (ms): ${Object.entries(r.lazy_in_process_ms).map(([k, ms]) => `${k}: ${ms}`).join(", ")}`,
       ...table(["", "launch ms", "idle RSS MB (gateway + children)", "processes"], [
         [`eager (${r.eager_mode})`, String(r.eager_launch_ms), String(r.eager_idle_rss_mb), String(r.eager_children + 1)],
