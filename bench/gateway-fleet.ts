@@ -6,19 +6,21 @@
  *
  * servers: N stdio servers (copies of our fixture server, server-memory and server-filesystem, under distinct names).
  *   An eager run starts them all and stores their manifests; lazy runs then start from those manifests with 1, 10 and N
- *   servers configured. Reported: launch → first `search_tools` answer (median of `runs`), RSS of the gateway and all
- *   its descendants at idle, and the first call to each stopped server (start + call) against a second, warm call.
+ *   servers configured, and with none, both from the build (what users run) and from the sources through tsx, next
+ *   to `node -e 0` (the floor of any node process on this machine). Reported: launch → first `search_tools` answer
+ *   (wall median of `runs`, and the CPU the gateway used until then), RSS of the gateway and all its descendants at
+ *   idle, and the first call to each stopped server (start + call) against a second, warm call.
  * sessions: `toolsearch mcp --http` with default session limits; search throughput from one session, then `count`
  *   sessions opened (initialize) and abandoned, then RSS and throughput again; the same with limits lifted
  *   (`--max-sessions` huge, `--session-idle 0`) to show what the limits prevent.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { setMaxListeners } from "node:events";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -34,7 +36,9 @@ const require = createRequire(import.meta.url);
 const ROOT = join(dirname(new URL(import.meta.url).pathname), "..");
 /** How to run the CLI: from the sources through tsx (default), or the build (`npm run build`, then `--built`). */
 export function cliArgs(built: boolean): string[] {
-  return built ? [join(ROOT, "dist", "cli", "main.js")] : ["--import", "tsx", join(ROOT, "src", "cli", "main.ts")];
+  const main = join(ROOT, "dist", "cli", "main.js");
+  if (built && !existsSync(main)) throw new Error(`${main} is missing: run npm run build first`);
+  return built ? [main] : ["--import", "tsx", join(ROOT, "src", "cli", "main.ts")];
 }
 const FIXTURE_SERVER = join(ROOT, "test", "fixtures", "mcp", "fixture-server.mjs");
 const SMALL_CATALOG = join(ROOT, "test", "fixtures", "mcp", "catalog.json");
@@ -105,28 +109,58 @@ function fleet(count: number, dir: string): Fleet {
   return { names, config, probe };
 }
 
-/** Spawns the gateway over stdio and times spawn → first `search_tools` answer. */
-async function launch(cli: string[], args: string[]): Promise<{ client: Client; pid: number; ms: number }> {
+/** CPU time (user + system) a live process has used so far, in ms, from /proc (Linux). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+  // After the command name: utime and stime are fields 14 and 15 of stat(5), here 11 and 12 (0-based), in clock ticks.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/** Spawns the gateway over stdio and times spawn → first `search_tools` answer; `cpu_ms` is what the gateway used until then. */
+async function launch(cli: string[], args: string[]): Promise<{ client: Client; pid: number; ms: number; cpuMs: number }> {
   const start = performance.now();
   const transport = new StdioClientTransport({ command: process.execPath, args: [...cli, "mcp", ...args], cwd: ROOT, stderr: "ignore" });
   const client = new Client({ name: "bench-fleet", version: "1.0.0" });
   await client.connect(transport);
   await client.callTool({ name: "search_tools", arguments: { query: "read graph entities" } });
-  return { client, pid: transport.pid!, ms: performance.now() - start };
+  const ms = performance.now() - start;
+  return { client, pid: transport.pid!, ms, cpuMs: cpuMs(transport.pid!) };
+}
+
+/** Spawn → exit of `node -e 0`: what any node process costs on this machine, the floor under every launch. */
+async function nodeFloor(): Promise<number> {
+  const start = performance.now();
+  const child = spawn(process.execPath, ["-e", "0"], { stdio: "ignore" });
+  await new Promise((resolve) => child.once("exit", resolve));
+  return performance.now() - start;
 }
 
 async function settle(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** How the gateway runs: the build (`npm run build`: what users run) and the sources through tsx (development). */
+export type LaunchMode = "built" | "tsx";
+
+/** Median launch figures of one way of running the gateway, by configuration: `none` (a 2-tool catalog, no server) and servers configured. */
+export type LaunchFigures = Record<string, { ms: number; cpu_ms: number }>;
+
 export interface ServersResult {
   servers: number;
   runs: number;
-  floor_launch_ms: number;
+  /** 1-minute load average when the part started and ended. */
+  load_average: [number, number];
+  /** `node -e 0`, spawn to exit (median): the floor of any node process here. */
+  node_floor_ms: number;
+  /** Launch → first answer from manifests (and with no server), by mode and by servers configured (medians). */
+  launch: Partial<Record<LaunchMode, LaunchFigures>>;
+  /** The first launch with each set of servers (first mode), which builds the index and stores the launch snapshot. */
+  first_launch: LaunchFigures;
+  eager_mode: LaunchMode;
   eager_launch_ms: number;
   /** Servers ready (manifest stored) when the first eager search answered; the rest missed their first attempt. */
   eager_ready_at_first_answer: number;
-  lazy_launch_ms: Record<string, number>;
   /** In this process: `Gateway.start` from manifests to the first search answer, by servers configured (median). */
   lazy_in_process_ms: Record<string, number>;
   eager_idle_rss_mb: number;
@@ -138,8 +172,14 @@ export interface ServersResult {
   warm_call_p50_ms: number;
 }
 
-export async function benchServers(cli: string[], count: number, runs: number, log: (line: string) => void): Promise<ServersResult> {
+/**
+ * The `servers` part: eager launches store the manifests, then launches from manifests with 1, 10 and `count`
+ * servers configured (and with none), in each of `modes`, interleaved run by run so that a change in the machine's
+ * load hits every figure alike.
+ */
+export async function benchServers(modes: LaunchMode[], count: number, runs: number, log: (line: string) => void): Promise<ServersResult> {
   const dir = mkdtempSync(join(tmpdir(), "toolsearch-bench-fleet-"));
+  const loadAtStart = loadavg()[0];
   try {
     const store = join(dir, "store.sqlite");
     const { names, config, probe } = fleet(count, dir);
@@ -151,13 +191,10 @@ export async function benchServers(cli: string[], count: number, runs: number, l
     const full = configFile(count);
 
     const floor: number[] = [];
-    for (let r = 0; r < runs; r++) {
-      const run = await launch(cli, ["--catalog", SMALL_CATALOG]);
-      floor.push(run.ms);
-      await run.client.close();
-    }
-    log(`floor (no server): ${floor.map((m) => m.toFixed(0)).join(", ")} ms`);
+    for (let r = 0; r < Math.max(5, runs); r++) floor.push(await nodeFloor());
+    log(`node -e 0: ${floor.map((m) => m.toFixed(0)).join(", ")} ms`);
 
+    const eagerMode = modes[0];
     const eager: number[] = [];
     let eagerRss = 0;
     let eagerChildren = 0;
@@ -165,7 +202,7 @@ export async function benchServers(cli: string[], count: number, runs: number, l
     const manifests = new SqliteStore(store);
     const stored = async () => (await Promise.all(names.map((n) => manifests.getManifest("gateway", n)))).filter(Boolean).length;
     for (let r = 0; r < runs; r++) {
-      const run = await launch(cli, ["--config", full, "--store", store, "--eager"]);
+      const run = await launch(cliArgs(eagerMode === "built"), ["--config", full, "--store", store, "--eager"]);
       eager.push(run.ms);
       if (r === 0) {
         readyAtFirstAnswer = await stored();
@@ -177,68 +214,77 @@ export async function benchServers(cli: string[], count: number, runs: number, l
         eagerChildren = descendants(run.pid);
       }
       await run.client.close();
-      log(`eager ${count}: ${run.ms.toFixed(0)} ms`);
+      log(`eager ${count} (${eagerMode}): ${run.ms.toFixed(0)} ms`);
     }
     const total = await stored();
     await manifests.close();
     if (total !== count) throw new Error(`only ${total} of ${count} manifests were stored`);
 
     const sizes = [...new Set([1, Math.min(10, count), count])];
-    const inProcess: Record<string, number> = {};
-    const manifestStore = new SqliteStore(store);
-    for (const k of sizes) {
-      const gatewayConfig = parseGatewayConfig({ mcpServers: Object.fromEntries(names.slice(0, k).map((n) => [n, config[n]])) });
-      const times: number[] = [];
-      for (let r = 0; r < Math.max(5, runs); r++) {
-        const start = performance.now();
-        const gateway = await Gateway.start({ config: gatewayConfig, manifests: manifestStore, log: () => undefined });
-        await gateway.callTool("search_tools", { query: "read graph entities" });
-        times.push(performance.now() - start);
-        if ([...gateway.upstreams.values()].some((u) => u.starts > 0)) throw new Error("a server started although its manifest matched");
-        await gateway.close();
-      }
-      inProcess[String(k)] = round(median(times), 1);
-    }
-    await manifestStore.close();
+    const inProcess = await inProcessStarts(sizes, names, config, store);
     log(`lazy in-process: ${JSON.stringify(inProcess)}`);
-    const lazy: Record<string, number> = {};
-    let lazyRss = 0;
-    let lazyChildren = 0;
+
+    const configs: [string, string[]][] = [["none", ["--catalog", SMALL_CATALOG]], ...sizes.map((k): [string, string[]] => [String(k), ["--config", configFile(k), "--store", store]])];
+    // The first launch with a set of servers builds the index from the manifests and stores its launch snapshot;
+    // the launches after it load the snapshot. That first one is timed apart.
+    const firstLaunch: Record<string, { ms: number; cpu_ms: number }> = {};
+    for (const [label, args] of configs.slice(1)) {
+      const run = await launch(cliArgs(modes[0] === "built"), args);
+      firstLaunch[label] = { ms: round(run.ms, 0), cpu_ms: round(run.cpuMs, 0) };
+      await run.client.close();
+      log(`first launch (builds the launch snapshot) ${label}: ${run.ms.toFixed(0)} ms (cpu ${run.cpuMs.toFixed(0)} ms)`);
+    }
+    const samples = new Map<string, { ms: number[]; cpu: number[] }>();
+    for (let r = 0; r < runs; r++) {
+      for (const mode of modes) {
+        for (const [label, args] of configs) {
+          const run = await launch(cliArgs(mode === "built"), args);
+          const key = `${mode} ${label}`;
+          const sample = samples.get(key) ?? { ms: [], cpu: [] };
+          sample.ms.push(run.ms);
+          sample.cpu.push(run.cpuMs);
+          samples.set(key, sample);
+          await run.client.close();
+          log(`lazy ${key}: ${run.ms.toFixed(0)} ms (cpu ${run.cpuMs.toFixed(0)} ms)`);
+        }
+      }
+    }
+    const launchFigures: ServersResult["launch"] = {};
+    for (const mode of modes) {
+      launchFigures[mode] = Object.fromEntries(configs.map(([label]) => {
+        const sample = samples.get(`${mode} ${label}`)!;
+        return [label, { ms: round(median(sample.ms), 0), cpu_ms: round(median(sample.cpu), 0) }];
+      }));
+    }
+
+    // Idle memory and the first call to each stopped server, from one more launch with every server configured.
+    const run = await launch(cliArgs(eagerMode === "built"), ["--config", full, "--store", store]);
+    await settle(3000);
+    const lazyRss = treeRssMb(run.pid);
+    const lazyChildren = descendants(run.pid);
     const firstCalls: number[] = [];
     const warmCalls: number[] = [];
-    for (const k of sizes) {
-      const file = configFile(k);
-      const times: number[] = [];
-      for (let r = 0; r < runs; r++) {
-        const run = await launch(cli, ["--config", file, "--store", store]);
-        times.push(run.ms);
-        if (k === count && r === 0) {
-          await settle(3000);
-          lazyRss = treeRssMb(run.pid);
-          lazyChildren = descendants(run.pid);
-          for (const name of names) {
-            const call = async () => {
-              const start = performance.now();
-              const result = await run.client.callTool({ name: "call_tool", arguments: { name: probe[name].tool, arguments: probe[name].arguments } });
-              if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
-              return performance.now() - start;
-            };
-            firstCalls.push(await call());
-            warmCalls.push(await call());
-          }
-        }
-        await run.client.close();
-      }
-      lazy[String(k)] = round(median(times), 0);
-      log(`lazy ${k}: ${times.map((m) => m.toFixed(0)).join(", ")} ms`);
+    for (const name of names) {
+      const call = async () => {
+        const start = performance.now();
+        const result = await run.client.callTool({ name: "call_tool", arguments: { name: probe[name].tool, arguments: probe[name].arguments } });
+        if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+        return performance.now() - start;
+      };
+      firstCalls.push(await call());
+      warmCalls.push(await call());
     }
+    await run.client.close();
     return {
       servers: count,
       runs,
-      floor_launch_ms: round(median(floor), 0),
+      load_average: [round(loadAtStart, 2), round(loadavg()[0], 2)],
+      node_floor_ms: round(median(floor), 0),
+      launch: launchFigures,
+      first_launch: firstLaunch,
+      eager_mode: eagerMode,
       eager_launch_ms: round(median(eager), 0),
       eager_ready_at_first_answer: readyAtFirstAnswer,
-      lazy_launch_ms: lazy,
       lazy_in_process_ms: inProcess,
       eager_idle_rss_mb: round(eagerRss),
       lazy_idle_rss_mb: round(lazyRss),
@@ -251,6 +297,27 @@ export async function benchServers(cli: string[], count: number, runs: number, l
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `Gateway.start` from manifests → first search answer inside this process (median of 5), by servers configured. */
+async function inProcessStarts(sizes: number[], names: string[], config: Record<string, unknown>, store: string): Promise<Record<string, number>> {
+  const inProcess: Record<string, number> = {};
+  const manifestStore = new SqliteStore(store);
+  for (const k of sizes) {
+    const gatewayConfig = parseGatewayConfig({ mcpServers: Object.fromEntries(names.slice(0, k).map((n) => [n, config[n]])) });
+    const times: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      const start = performance.now();
+      const gateway = await Gateway.start({ config: gatewayConfig, manifests: manifestStore, log: () => undefined });
+      await gateway.callTool("search_tools", { query: "read graph entities" });
+      times.push(performance.now() - start);
+      if ([...gateway.upstreams.values()].some((u) => u.starts > 0)) throw new Error("a server started although its manifest matched");
+      await gateway.close();
+    }
+    inProcess[String(k)] = round(median(times), 1);
+  }
+  await manifestStore.close();
+  return inProcess;
 }
 
 export interface SessionsResult {

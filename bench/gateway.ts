@@ -14,7 +14,8 @@
  * Options: --catalog FILE, --queries FILE, --max-queries N (default 300), --limit N (default 5), --warmup N (20),
  * --part latency|servers|sessions|all (all), --servers N (30), --runs N (3, launches per figure), --sessions N (10000),
  * --sessions-catalog FILE and --sessions-queries FILE (the 199-tool MetaTool set: about what 30 servers offer),
- * --built (run the gateway from dist/, after `npm run build`, instead of the sources through tsx).
+ * --built (latency and sessions: run the gateway from dist/, after `npm run build`, instead of the sources through tsx),
+ * --modes built,tsx (servers: how the gateway runs in its launches; both by default, so dist/ must be built first).
  */
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -23,7 +24,7 @@ import { table } from "../src/cli/output.js";
 import { loadQueries } from "../src/eval/queries.js";
 import { ndcgAt, percentile } from "../src/eval/metrics.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
-import { benchServers, benchSessions, cliArgs } from "./gateway-fleet.js";
+import { benchServers, benchSessions, cliArgs, type LaunchMode } from "./gateway-fleet.js";
 
 const { values } = parseArgs({
   options: {
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     json: { type: "boolean", default: false },
     part: { type: "string", default: "all" },
     built: { type: "boolean", default: false },
+    modes: { type: "string", default: "built,tsx" },
     servers: { type: "string", default: "30" },
     runs: { type: "string", default: "3" },
     sessions: { type: "string", default: "10000" },
@@ -117,19 +119,24 @@ async function latencyPart(): Promise<Record<string, unknown>> {
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function serversPart(): Promise<Record<string, unknown>> {
-  const r = await benchServers(cliArgs(values.built!), Number(values.servers), Number(values.runs), log);
+  const modes = values.modes!.split(",").map((m) => m.trim()) as LaunchMode[];
+  if (!modes.length || modes.some((m) => m !== "built" && m !== "tsx")) throw new Error(`--modes takes built, tsx or both (got ${values.modes})`);
+  const r = await benchServers(modes, Number(values.servers), Number(values.runs), log);
   if (!values.json) {
-    const lazy = Object.entries(r.lazy_launch_ms).map(([k, ms]) => `${k}: ${ms}`).join(", ");
+    const labels = ["none", ...Object.keys(r.lazy_in_process_ms)];
+    const how = { built: "from dist/ (npm run build)", tsx: "from the sources through tsx" } as const;
     process.stdout.write([
-      `\n${r.servers} stdio servers, median of ${r.runs} launches (spawn to first search_tools answer; gateway run ${values.built ? "from dist/" : "from the sources through tsx"})`,
+      `\n${r.servers} stdio servers; launch = spawn to first search_tools answer, median of ${r.runs}; load average ${r.load_average[0]} → ${r.load_average[1]}`,
+      `node -e 0 (spawn to exit, the floor of any node process here): ${r.node_floor_ms} ms`,
+      ...table(["gateway run", ...labels.map((l) => (l === "none" ? "no server: ms (cpu)" : `${l} from manifests: ms (cpu)`))],
+        modes.map((mode) => [how[mode], ...labels.map((l) => `${r.launch[mode]![l].ms} (${r.launch[mode]![l].cpu_ms})`)])),
+      `first launch with a set of servers (${modes[0]}; builds the index and stores the launch snapshot): ${Object.entries(r.first_launch).map(([k, f]) => `${k}: ${f.ms} ms (cpu ${f.cpu_ms})`).join(", ")}`,
+      `in-process Gateway.start from manifests → first search answer, by servers configured (ms): ${Object.entries(r.lazy_in_process_ms).map(([k, ms]) => `${k}: ${ms}`).join(", ")}`,
       ...table(["", "launch ms", "idle RSS MB (gateway + children)", "processes"], [
-        ["no server (floor)", String(r.floor_launch_ms), "-", "-"],
-        ["eager", String(r.eager_launch_ms), String(r.eager_idle_rss_mb), String(r.eager_children + 1)],
-        ["from manifests", String(r.lazy_launch_ms[String(r.servers)]), String(r.lazy_idle_rss_mb), String(r.lazy_children + 1)],
+        [`eager (${r.eager_mode})`, String(r.eager_launch_ms), String(r.eager_idle_rss_mb), String(r.eager_children + 1)],
+        [`from manifests (${r.eager_mode})`, String(r.launch[r.eager_mode]![String(r.servers)].ms), String(r.lazy_idle_rss_mb), String(r.lazy_children + 1)],
       ]),
       `eager: ${r.eager_ready_at_first_answer} of ${r.servers} servers were ready when the first search answered (the others missed their first attempt and came up on a restart)`,
-      `from manifests by servers configured (ms): ${lazy}`,
-      `in-process Gateway.start from manifests → first search answer, by servers configured (ms): ${Object.entries(r.lazy_in_process_ms).map(([k, ms]) => `${k}: ${ms}`).join(", ")}`,
       `first call to a stopped server (start + call): p50 ${r.first_call_p50_ms} ms, p90 ${r.first_call_p90_ms} ms; warm call p50 ${r.warm_call_p50_ms} ms`,
       "",
       "",

@@ -17,10 +17,9 @@
  */
 import { createRequire } from "node:module";
 import { Ajv, type Options } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Ajv2019 } from "ajv/dist/2019.js";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import type * as AjvCoreModule from "ajv/dist/core.js";
-import Ajv04Module from "ajv-draft-04";
 
 /** Any ajv class (draft-04, 07, 2019-09, 2020-12 share this core). */
 export type AjvCore = AjvCoreModule.default;
@@ -38,19 +37,23 @@ export const SCHEMA_LIMITS = {
 } as const;
 
 
-// ajv-draft-04 ships CommonJS; under NodeNext its default export may be the module object.
-const Ajv04 = ((Ajv04Module as unknown as { default?: unknown }).default ?? Ajv04Module) as new (options?: Options) => AjvCore;
 const require = createRequire(import.meta.url);
 
-/** A new ajv instance that validates (and compiles) schemas of `draft`. */
+/**
+ * A new ajv instance that validates (and compiles) schemas of `draft`. The classes of the drafts other than 07 are
+ * required on first use, not imported: most schemas are draft-07, and each class costs start-up time.
+ */
 export function ajvForDraft(draft: SchemaDraft, options: Options): AjvCore {
   switch (draft) {
     case "2020-12":
-      return new Ajv2020(options);
+      return new (require("ajv/dist/2020.js") as { Ajv2020: typeof Ajv2020 }).Ajv2020(options);
     case "2019-09":
-      return new Ajv2019(options);
-    case "draft-04":
-      return new Ajv04(options);
+      return new (require("ajv/dist/2019.js") as { Ajv2019: typeof Ajv2019 }).Ajv2019(options);
+    case "draft-04": {
+      // ajv-draft-04 ships CommonJS, its class as `default`.
+      const module = require("ajv-draft-04") as { default?: unknown };
+      return new ((module.default ?? module) as new (options?: Options) => AjvCore)(options);
+    }
     case "draft-06": {
       // Draft-06 is draft-07 without if/then/else: ajv's draft-07 class with the draft-06 meta-schema as default.
       const ajv = new Ajv({ ...options, meta: false });

@@ -3,8 +3,8 @@
  * Shared by tool catalogs, documents and labelled queries, so every file format is parsed one way.
  */
 import { readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { extname } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { ToolsearchError } from "../errors.js";
 
 export type RecordFormat = "json" | "jsonl" | "yaml";
@@ -39,6 +39,13 @@ function parseJsonl(path: string, text: string): unknown[] {
     }
   });
   return records;
+}
+
+const require = createRequire(import.meta.url);
+
+/** The YAML parser, loaded by the first YAML file: JSON readers (most runs) never need it. */
+function parseYaml(text: string): unknown {
+  return (require("yaml") as typeof import("yaml")).parse(text);
 }
 
 function parseStructured(path: string, text: string, format: "json" | "yaml"): unknown {

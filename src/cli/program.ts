@@ -1,20 +1,34 @@
 /** The `toolsearch` command: commander wiring; each command lives in its own file under commands/. */
 import { Command, CommanderError } from "commander";
-import { registerContext } from "./commands/context.js";
-import { registerDescribe } from "./commands/describe.js";
-import { registerDocs } from "./commands/docs.js";
-import { registerEval } from "./commands/eval.js";
-import { registerImport } from "./commands/import.js";
-import { registerLint } from "./commands/lint.js";
-import { registerMcp } from "./commands/mcp.js";
-import { registerSearch } from "./commands/search.js";
-import { registerKeys } from "./commands/keys.js";
-import { registerServe } from "./commands/serve.js";
-import { registerExplain } from "./commands/explain.js";
 import { EXIT, reportError, UsageError } from "./output.js";
 
-/** Builds the program with every command registered; with `json`, commander's own error text is held back. */
-export function buildProgram(options: { json?: boolean } = {}): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Every command, in the order `--help` lists them, each with a loader of its module. A command line that names one
+ * loads only that module: `toolsearch mcp` then never loads the service, the eval report or the OpenAPI importer,
+ * which is most of a start-up's time (docs/benchmarks.md, "Launch time").
+ */
+const COMMANDS: [string, () => Promise<Register>][] = [
+  ["search", async () => (await import("./commands/search.js")).registerSearch],
+  ["describe", async () => (await import("./commands/describe.js")).registerDescribe],
+  ["eval", async () => (await import("./commands/eval.js")).registerEval],
+  ["lint", async () => (await import("./commands/lint.js")).registerLint],
+  ["context", async () => (await import("./commands/context.js")).registerContext],
+  ["docs", async () => (await import("./commands/docs.js")).registerDocs],
+  ["mcp", async () => (await import("./commands/mcp.js")).registerMcp],
+  ["import", async () => (await import("./commands/import.js")).registerImport],
+  ["serve", async () => (await import("./commands/serve.js")).registerServe],
+  ["keys", async () => (await import("./commands/keys.js")).registerKeys],
+  ["explain", async () => (await import("./commands/explain.js")).registerExplain],
+];
+
+/**
+ * Builds the program. With `argv`, only the command it names is registered when it names one (the program options
+ * take no value, so the first word not starting with "-" is the command); otherwise, for help, a missing or
+ * mistyped command, every command is. With `json`, commander's own error text is held back.
+ */
+export async function buildProgram(options: { json?: boolean; argv?: string[] } = {}): Promise<Command> {
   const program = new Command("toolsearch")
     .description("Search, then load: find tools and knowledge for LLM agents")
     .version("0.1.0")
@@ -22,17 +36,10 @@ export function buildProgram(options: { json?: boolean } = {}): Command {
     .exitOverride();
   // Settings are copied to each command as it is created, so this must come before the commands.
   if (options.json) program.configureOutput({ writeErr: () => undefined });
-  registerSearch(program);
-  registerDescribe(program);
-  registerEval(program);
-  registerLint(program);
-  registerContext(program);
-  registerDocs(program);
-  registerMcp(program);
-  registerImport(program);
-  registerServe(program);
-  registerKeys(program);
-  registerExplain(program);
+  const named = options.argv?.find((arg) => !arg.startsWith("-"));
+  const chosen = COMMANDS.filter(([name]) => name === named);
+  const registers = await Promise.all((chosen.length ? chosen : COMMANDS).map(([, load]) => load()));
+  for (const register of registers) register(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
@@ -44,7 +51,7 @@ export function buildProgram(options: { json?: boolean } = {}): Command {
 export async function run(argv: string[]): Promise<number> {
   const json = argv.includes("--json");
   try {
-    await buildProgram({ json }).parseAsync(argv, { from: "user" });
+    await (await buildProgram({ json, argv })).parseAsync(argv, { from: "user" });
     return EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -102,24 +102,33 @@ export class ToolIndex {
    * come from the same embedding provider.
    */
   static fromSnapshot(snapshot: Uint8Array, options: ToolIndexOptions = {}): ToolIndex {
-    const { header, sections } = decodeSnapshot(snapshot, "tools");
-    checkAnalyzer(header.analyzer, analyzerSettings(options.analyzer));
     const index = new ToolIndex([], options);
-    if (header.bag !== index.bag) throw invalid(`it was built ${header.bag ? "with" : "without"} bm25.bag, these options ${index.bag ? "have" : "do not have"} it`);
+    index.loadSnapshot(snapshot);
+    return index;
+  }
+
+  /**
+   * Fills this empty index from a `snapshot()`, keeping this index's options (as `fromSnapshot` does with the options
+   * it is given). Throws `snapshot_invalid` and leaves the index empty when the snapshot does not fit them.
+   */
+  loadSnapshot(snapshot: Uint8Array): void {
+    if (this.tools.size) throw invalid("the index it would be loaded into is not empty");
+    const { header, sections } = decodeSnapshot(snapshot, "tools");
+    checkAnalyzer(header.analyzer, analyzerSettings(this.options.analyzer));
+    if (header.bag !== this.bag) throw invalid(`it was built ${header.bag ? "with" : "without"} bm25.bag, these options ${this.bag ? "have" : "do not have"} it`);
     const bm25 = header.bm25 as { ids: (string | null)[]; terms: string[] };
     const i32 = (name: string) => {
       if (!(sections[name] instanceof Int32Array)) throw invalid(`its section ${name} is missing`);
       return sections[name] as Int32Array;
     };
     try {
-      index.bm25 = Bm25fIndex.fromState(index.bm25Options, { ...bm25, lengths: i32("lengths"), offsets: i32("offsets"), slots: i32("slots"), tfs: i32("tfs") });
+      this.bm25 = Bm25fIndex.fromState(this.bm25Options, { ...bm25, lengths: i32("lengths"), offsets: i32("offsets"), slots: i32("slots"), tfs: i32("tfs") });
     } catch (error) {
       throw error instanceof ToolsearchError ? error : invalid((error as Error).message);
     }
-    for (const stored of header.tools as StoredTool[]) index.restore(stored);
+    for (const stored of header.tools as StoredTool[]) this.restore(stored);
     const vectors = header.vectors as Omit<VectorState, "vectors"> | undefined;
-    index.deferred = { vectors: vectors && sections.vectors instanceof Float32Array ? { ...vectors, vectors: sections.vectors } : undefined };
-    return index;
+    this.deferred = { vectors: vectors && sections.vectors instanceof Float32Array ? { ...vectors, vectors: sections.vectors } : undefined };
   }
 
   /** Makes what a restored index deferred (see `deferred`); a no-op once done or for a built index. */

@@ -13,7 +13,7 @@
  *
  * A file that breaks a rule is refused whole; every problem names the server and the field.
  */
-import { Ajv, type ErrorObject } from "ajv";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { createHash } from "node:crypto";
 import { readText } from "../catalog/read-records.js";
 import { type Problem, ToolsearchError } from "../errors.js";
@@ -93,9 +93,13 @@ const httpSchema = {
   additionalProperties: false,
 };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateStdio = ajv.compile(stdioSchema);
-const validateHttp = ajv.compile(httpSchema);
+// These schemas are ours and fixed, so ajv need not check them against the meta-schema (which it would compile first).
+const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
+// Each is compiled when first needed: compiling costs more than the rest of reading a configuration, and most
+// configurations have one kind of server only.
+type Validate = ((data: unknown) => boolean) & Pick<ValidateFunction, "errors">;
+let validateStdio: Validate | undefined;
+let validateHttp: Validate | undefined;
 
 /** `/args/0` → `args[0]`: the field as a user would write it. */
 function fieldOf(error: ErrorObject): string {
@@ -119,7 +123,7 @@ function serverProblems(file: string | undefined, name: string, value: unknown, 
   const record = value as Record<string, unknown>;
   if ("command" in record && "url" in record) return [at("", "has both \"command\" and \"url\": give one (command for stdio, url for Streamable HTTP)")];
   if (!("command" in record) && !("url" in record)) return [at("", "needs either \"command\" (stdio) or \"url\" (Streamable HTTP)")];
-  const validate = "command" in record ? validateStdio : validateHttp;
+  const validate = "command" in record ? (validateStdio ??= ajv.compile(stdioSchema)) : (validateHttp ??= ajv.compile(httpSchema));
   const badUrl = () => at("url", "must be an absolute URL such as http://localhost:3001/mcp");
   if (!validate(record)) {
     const problems = (validate.errors ?? []).map((e) => at(fieldOf(e), messageOf(e)));

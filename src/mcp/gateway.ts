@@ -13,11 +13,7 @@
  * await serveStdio(gateway); // see transports.ts
  * ```
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import {
-  type CallToolResult, CallToolRequestSchema, ListToolsRequestSchema, McpError, type Tool as McpTool,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { AnthropicTool } from "../catalog/tool.js";
 import { ToolsearchError } from "../errors.js";
 import { InputValidator } from "../execution/validate-input.js";
@@ -27,13 +23,18 @@ import type { ToolSearchOptions } from "../indexes/tool-index-options.js";
 import { handleDocsTool } from "../metatools/docs-tools.js";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, noToolGuidance } from "../metatools/tool-search.js";
 import { configHash, type GatewayConfig, type ServerConfig } from "./config.js";
+import {
+  hasSettings, type KnownServer, launchKey, type LaunchSnapshot, launchSnapshotKey, readLaunchSnapshot, saveLaunchSnapshot,
+} from "./launch-snapshot.js";
 import { GATEWAY_OWNER, type ManifestStore, planLaunch } from "./manifests.js";
 import { CALL_TOOL, DESCRIBE_TOOL, gatewayToolDefinitions, SEARCH_TOOLS } from "./meta-tools.js";
 import { MAX_SELECT_NAMES, parseSelect, resolveSelect, unknownNamesNote } from "../metatools/select.js";
 import { namespacedName, serverPrefix } from "./names.js";
-import { OpenApiUpstream } from "./openapi-upstream.js";
+import type { OpenApiSourceConfig } from "../openapi/config.js";
+import type { OpenApiUpstream } from "./openapi-upstream.js";
 import { toolFilter } from "./tool-filter.js";
 import { Upstream, type UpstreamOptions } from "./upstream.js";
+import { AjvJsonSchemaValidator, CallToolRequestSchema, ListToolsRequestSchema, McpError, Server } from "./sdk.js";
 import { redactor, resolveServerConfig } from "./variables.js";
 
 /** Everything the gateway serves. */
@@ -103,6 +104,7 @@ export class Gateway {
   private readonly alwaysLoaded: string[] = [];
   private readonly validator = new InputValidator();
   private firstAttempts: Promise<void> = Promise.resolve();
+  private savingSnapshot: Promise<void> = Promise.resolve();
 
   private constructor(options: GatewayOptions) {
     this.options = options;
@@ -117,11 +119,7 @@ export class Gateway {
   static async start(options: GatewayOptions = {}): Promise<Gateway> {
     const gateway = new Gateway(options);
     // First, so that a bad document or a missing credential stops the start before any child process runs.
-    for (const [name, config] of Object.entries(options.config?.openapi ?? {})) {
-      const api = new OpenApiUpstream(name, config, (server, tools) => gateway.setServerTools(server, tools), { log: gateway.log, callTimeoutMs: options.upstream?.callTimeoutMs });
-      gateway.openApis.set(name, api);
-      await api.start();
-    }
+    await gateway.startOpenApis(Object.entries(options.config?.openapi ?? {}));
     const servers = Object.entries(options.config?.mcpServers ?? {});
     for (const [name, config] of servers) gateway.upstreams.set(name, gateway.createUpstream(name, config));
     for (const [name, config] of servers) gateway.alwaysLoaded.push(...(config.alwaysLoad ?? []).map((tool) => namespacedName(name, tool)));
@@ -129,6 +127,18 @@ export class Gateway {
     gateway.firstAttempts = Promise.all(toStart.map((name) => gateway.upstreams.get(name)!.start())).then(() => undefined);
     if (options.waitForUpstreams ?? true) await gateway.firstAttempts;
     return gateway;
+  }
+
+  /** Reads each API's document and indexes its operations. */
+  private async startOpenApis(apis: [string, OpenApiSourceConfig][]): Promise<void> {
+    if (!apis.length) return;
+    // Loaded only when the configuration has APIs: the OpenAPI parser weighs more than the rest of the gateway.
+    const { OpenApiUpstream } = await import("./openapi-upstream.js");
+    for (const [name, config] of apis) {
+      const api = new OpenApiUpstream(name, config, (server, tools) => this.setServerTools(server, tools), { log: this.log, callTimeoutMs: this.options.upstream?.callTimeoutMs });
+      this.openApis.set(name, api);
+      await api.start();
+    }
   }
 
   private createUpstream(name: string, written: ServerConfig): Upstream {
@@ -145,11 +155,63 @@ export class Gateway {
   private async serversToStart(servers: [string, ServerConfig][]): Promise<string[]> {
     const store = this.options.manifests;
     if (this.options.eager || !store) return servers.map(([name]) => name);
-    const plan = await planLaunch(store, this.owner, Object.fromEntries(servers.map(([name, config]) => [name, configHash(config)])));
-    for (const [server, tools] of plan.known) this.setServerTools(server, tools);
+    const hashes = Object.fromEntries(servers.map(([name, config]) => [name, configHash(config)]));
+    const plan = await planLaunch(store, this.owner, hashes);
+    // In configuration order, whatever order the store answered in: the first server to claim a name keeps it.
+    const known = servers.filter(([name]) => plan.known.has(name)).map(([name, config]): KnownServer => [name, hashes[name], plan.known.get(name)!, { tools: config.tools, alwaysLoad: config.alwaysLoad }]);
+    await this.indexKnown(known);
     for (const server of plan.invalidated) this.log(`toolsearch mcp: upstream "${server}" has a changed configuration: its manifest was dropped and it starts now`);
     if (plan.known.size) this.log(`toolsearch mcp: ${plan.known.size} upstream${plan.known.size === 1 ? "" : "s"} searchable from manifests, not started`);
     return plan.unknown;
+  }
+
+  /**
+   * Indexes the tools of the servers known from manifests: from the launch snapshot when it was taken from these
+   * same manifests (launch-snapshot.ts), else tool by tool, and then a new snapshot is stored for the next launch.
+   */
+  private async indexKnown(known: KnownServer[]): Promise<void> {
+    const store = this.options.manifests;
+    // A static catalog shares the index, and the snapshot holds the manifests' tools only.
+    const snapshots = store && hasSettings(store) && this.index.size === 0 && known.length ? store : undefined;
+    const key = snapshots ? launchKey(this.owner, known) : "";
+    const setting = launchSnapshotKey(this.owner, known);
+    const saved = snapshots ? await readLaunchSnapshot(snapshots, setting, key).catch(() => undefined) : undefined;
+    if (saved && this.restoreKnown(known, saved)) return;
+    const indexed: Record<string, number[]> = {};
+    const notes: string[] = [];
+    const note = (line: string) => {
+      notes.push(line);
+      this.log(line);
+    };
+    for (const [server, , tools] of known) indexed[server] = this.setServerTools(server, tools as McpTool[], note);
+    if (!snapshots) return;
+    const snapshot = { bytes: this.index.snapshot(), indexed, notes };
+    // Not awaited: the first answer need not wait for it; `close` does, so the store is not closed under it.
+    this.savingSnapshot = saveLaunchSnapshot(snapshots, this.owner, setting, key, snapshot).catch((error: unknown) => {
+      this.log(`toolsearch mcp: could not save the launch snapshot: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+
+  /** Loads a launch snapshot and routes the tools it indexed; false (index left empty) when it cannot be loaded. */
+  private restoreKnown(known: KnownServer[], saved: LaunchSnapshot): boolean {
+    try {
+      this.index.loadSnapshot(saved.bytes);
+    } catch (error) {
+      if (error instanceof ToolsearchError && error.code === "snapshot_invalid") return false;
+      throw error;
+    }
+    for (const [server, , tools] of known) {
+      const names: string[] = [];
+      for (const position of saved.indexed[server] ?? []) {
+        const tool = tools[position] as McpTool;
+        const name = namespacedName(server, tool.name);
+        this.routes.set(name, { server, tool: tool.name, definition: { ...tool, name } });
+        names.push(name);
+      }
+      this.namesByServer.set(server, names);
+    }
+    for (const line of saved.notes) this.log(line);
+    return true;
   }
 
   private get owner(): string {
@@ -253,12 +315,16 @@ export class Gateway {
 
   /** Closes every upstream (stdio children are terminated) and every session. */
   async close(): Promise<void> {
+    await this.savingSnapshot;
     await Promise.all([...this.upstreams.values()].map((u) => u.close()));
     await Promise.all([...this.sessions].map((s) => s.server.close().catch(() => undefined)));
   }
 
-  /** Replaces the indexed tools of one server (called on connect, `list_changed`, and with [] when it goes down). */
-  private setServerTools(server: string, tools: McpTool[]): void {
+  /**
+   * Replaces the indexed tools of one server (called on connect, `list_changed`, and with [] when it goes down);
+   * returns the positions in `tools` of those indexed. What it skips is told to `note`.
+   */
+  private setServerTools(server: string, tools: McpTool[], note = this.log): number[] {
     for (const name of this.namesByServer.get(server) ?? []) {
       this.index.remove(name);
       this.routes.delete(name);
@@ -266,27 +332,30 @@ export class Gateway {
     const names: string[] = [];
     const config = this.options.config?.mcpServers[server];
     const keep = toolFilter(config?.tools);
-    for (const tool of tools) {
+    const indexed: number[] = [];
+    for (const [position, tool] of tools.entries()) {
       if (!keep(tool.name)) continue;
       const name = namespacedName(server, tool.name);
       if (this.index.get(name)) {
-        this.log(`toolsearch mcp: skipped ${server}/${tool.name}: the name ${name} is already taken`);
+        note(`toolsearch mcp: skipped ${server}/${tool.name}: the name ${name} is already taken`);
         continue;
       }
       try {
         this.index.add({ ...tool, name, category: server });
       } catch (error) {
         const code = error instanceof ToolsearchError ? ` (${error.code})` : "";
-        this.log(`toolsearch mcp: skipped ${server}/${tool.name}${code}: ${(error as Error).message}`);
+        note(`toolsearch mcp: skipped ${server}/${tool.name}${code}: ${(error as Error).message}`);
         continue;
       }
       this.routes.set(name, { server, tool: tool.name, definition: { ...tool, name } });
       names.push(name);
+      indexed.push(position);
     }
     this.namesByServer.set(server, names);
     const unlisted = (config?.alwaysLoad ?? []).filter((tool) => !this.routes.has(namespacedName(server, tool)));
-    if (tools.length && unlisted.length) this.log(`toolsearch mcp: alwaysLoad of "${server}" names tools it does not offer (or that tools.allow/deny hide): ${unlisted.join(", ")}`);
+    if (tools.length && unlisted.length) note(`toolsearch mcp: alwaysLoad of "${server}" names tools it does not offer (or that tools.allow/deny hide): ${unlisted.join(", ")}`);
     this.refreshExposed(server);
+    return indexed;
   }
 
   /**

@@ -7,10 +7,10 @@
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Gateway } from "./gateway.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionTable } from "./http-sessions.js";
+import { StdioServerTransport } from "./sdk.js";
 
 /** Serves one session over stdin/stdout; resolves when the client closes stdin. */
 export async function serveStdio(gateway: Gateway): Promise<void> {
@@ -53,6 +53,8 @@ export const MCP_PATH = "/mcp";
 
 /** Serves the gateway over Streamable HTTP (stateful sessions, one MCP server session per client). */
 export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<HttpEndpoint> {
+  // Loaded here, not at the top: a stdio gateway (the common case) starts faster without the HTTP stack.
+  const { StreamableHTTPServerTransport: HttpTransport } = await import("./sdk-http.js");
   const host = options.host ?? "127.0.0.1";
   const sessions = new SessionTable<StreamableHTTPServerTransport>({
     idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
@@ -78,7 +80,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       res.setHeader("Retry-After", String(full.retryAfterSeconds));
       return reply(res, 503, full.message);
     }
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: StreamableHTTPServerTransport = new HttpTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id): void => sessions.add(id, transport),
       // Loopback endpoints refuse requests whose Host is not loopback (DNS rebinding from a web page).

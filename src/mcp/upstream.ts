@@ -7,15 +7,12 @@
  * `stopped` after `idleStopMs` without a call. A call to a stopped server starts it and waits; calls that arrive while
  * it starts share that one start.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  type CallToolResult, ErrorCode, McpError, type Tool as McpTool, ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolsearchError } from "../errors.js";
 import { isStdioConfig, type ServerConfig } from "./config.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "./sdk.js";
 
 /** Timing of one upstream: timeouts and restart backoff. */
 export interface UpstreamOptions {
@@ -42,6 +39,13 @@ export type UpstreamState = "stopped" | "starting" | "ready" | "restarting" | "c
 const DEFAULTS = { callTimeoutMs: 60_000, connectTimeoutMs: 30_000, pingTimeoutMs: 5_000, restartDelayMs: 1_000, maxRestartDelayMs: 60_000, idleStopMs: 0 };
 const STDERR_TAIL_LINES = 5;
 const CLIENT_INFO = { name: "toolsearch-gateway", version: "0.1.0" };
+
+/**
+ * The SDK's client side, loaded by the first start rather than with this module: a gateway started from manifests
+ * answers its first search without it (docs/benchmarks.md, "Launch time").
+ */
+const clientSdk = lazily(() => import("./sdk-client.js"));
+type ClientSdk = Awaited<ReturnType<typeof clientSdk>>;
 
 /**
  * Called with the server's full tool list whenever the server lists it (`listed`: on every start and `list_changed`),
@@ -100,8 +104,8 @@ export class Upstream {
 
   /** Process id of a stdio child while it runs. */
   get pid(): number | undefined {
-    const transport = (this.client as { transport?: Transport } | undefined)?.transport;
-    return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+    const transport = (this.client as { transport?: Transport & { pid?: number | null } } | undefined)?.transport;
+    return transport?.pid ?? undefined;
   }
 
   /** A sentence on why the server is not ready, for error messages. */
@@ -207,9 +211,11 @@ export class Upstream {
 
   private async connect(): Promise<void> {
     const generation = ++this.generation;
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const sdk = await clientSdk();
+    if (generation !== this.generation) return; // closed or stopped meanwhile
+    const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
     this.client = client;
-    const transport = this.createTransport();
+    const transport = this.createTransport(sdk);
     this.startCount++;
     client.onclose = () => {
       // Deferred, so that a failing connect reports its own error (e.g. "fetch failed") rather than this generic one.
@@ -240,7 +246,7 @@ export class Upstream {
     }
   }
 
-  private createTransport(): Transport {
+  private createTransport({ getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport }: ClientSdk): Transport {
     if (isStdioConfig(this.config)) {
       const { command, args, env, cwd } = this.config;
       const transport = new StdioClientTransport({
@@ -341,6 +347,12 @@ export class Upstream {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs `load` once, on the first call, and hands every caller that same promise. */
+function lazily<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => (loaded ??= load());
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

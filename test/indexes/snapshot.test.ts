@@ -88,4 +88,16 @@ describe("ToolIndex snapshots", () => {
     assert.throws(() => ToolIndex.fromSnapshot(snapshot, { analyzer: { stem: false } }), /analyzer settings/);
     assert.throws(() => ToolIndex.fromSnapshot(snapshot, { bm25: { bag: { b: 0.4 } } }), /bag/);
   });
+  it("loadSnapshot fills an empty index with its own options, and leaves a non-empty or mismatched one untouched", async () => {
+    const options = { bm25: { k1: 2, fields: { description: { weight: 3 } } } };
+    const built = await ToolIndex.fromFile(paths[0], options);
+    const target = new ToolIndex([], options);
+    target.loadSnapshot(built.snapshot());
+    for (const q of QUERIES) assert.deepEqual(target.searchSync(q, { limit: 10 }), built.searchSync(q, { limit: 10 }), q);
+    assert.throws(() => target.loadSnapshot(built.snapshot()), isCode("snapshot_invalid"));
+    const bag = new ToolIndex([], { bm25: { bag: { b: 0.75 } } });
+    assert.throws(() => bag.loadSnapshot(built.snapshot()), isCode("snapshot_invalid"));
+    assert.equal(bag.size, 0);
+    assert.deepEqual(bag.searchSync("weather"), []);
+  });
 });

@@ -11,8 +11,6 @@ import { MAX_LIMIT } from "../../indexes/tool-index-options.js";
 import { noMatchGuidance } from "../../metatools/docs-tools.js";
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
 import { parseInteger, printJson, printLines, UsageError } from "../output.js";
-import { docsSearchers } from "./docs-eval.js";
-import { evalTargets } from "./eval.js";
 
 interface SearchFlags extends EmbedderFlags {
   docs: string;
@@ -29,7 +27,6 @@ interface ReadFlags {
 }
 
 export function registerDocs(program: Command): void {
-  evalTargets.docs = docsSearchers;
   const docs = program.command("docs").description("search and read a knowledge base (JSONL or a folder of Markdown)");
   const search = docs
     .command("search")

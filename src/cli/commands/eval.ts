@@ -45,9 +45,6 @@ export const toolSearchers: SearcherFactory = async (engines, flags) => {
   return { known: (id) => index.get(id) !== undefined, searchers, explain };
 };
 
-/** Factories for `--docs`; the documents module registers itself here. */
-export const evalTargets: { docs?: SearcherFactory } = {};
-
 export function registerEval(program: Command): void {
   const command = program
     .command("eval")
@@ -63,8 +60,8 @@ export function registerEval(program: Command): void {
     .action(async (flags: EvalFlags) => {
       if (!flags.catalog === !flags.docs) throw new UsageError("eval takes exactly one of --catalog and --docs");
       const engines = [...new Set(flags.engine.split(",").map((e) => e.trim()).filter(Boolean))];
-      const factory = flags.catalog ? toolSearchers : evalTargets.docs;
-      if (!factory) throw new UsageError("--docs evaluation is not available in this build");
+      // The documents side is loaded only for --docs (and it imports this module's types, so not at the top).
+      const factory = flags.catalog ? toolSearchers : (await import("./docs-eval.js")).docsSearchers;
       const { known, searchers, explain } = await factory(engines, flags);
       const queries = loadQueries(flags.queries, known).slice(0, flags.maxQueries);
       const progress = createProgress();

@@ -4,9 +4,7 @@
  */
 import type { Command } from "commander";
 import { DEFAULT_CACHE_PATH } from "../../embeddings/cache.js";
-import { DocumentIndex } from "../../indexes/document-index.js";
 import { ToolIndex } from "../../indexes/tool-index.js";
-import { openCatalog } from "../index-cache.js";
 import { loadGatewayConfig } from "../../mcp/config.js";
 import { Gateway } from "../../mcp/gateway.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, serveHttp, serveStdio } from "../../mcp/transports.js";
@@ -64,10 +62,11 @@ export function registerMcp(program: Command): void {
       // Load (and refuse) every file before starting any upstream process.
       const config = flags.config ? loadGatewayConfig(flags.config) : undefined;
       const embedder = embedderChosen(flags) ? await embedderFromFlags(flags) : undefined;
-      const opened = flags.catalog ? await openCatalog(flags.catalog, { embedder }, flags.cache) : undefined;
+      // Loaded only when asked for, so that a gateway of MCP servers starts without them (launch time).
+      const opened = flags.catalog ? await (await import("../index-cache.js")).openCatalog(flags.catalog, { embedder }, flags.cache) : undefined;
       opened?.save();
       const catalog = opened?.index ?? new ToolIndex([], { embedder });
-      const docs = flags.docs ? await DocumentIndex.fromFile(flags.docs) : undefined;
+      const docs = flags.docs ? await (await import("../../indexes/document-index.js")).DocumentIndex.fromFile(flags.docs) : undefined;
       const manifests = config ? await openStore(flags.store ?? defaultStorePath()) : undefined;
       const idleStopSeconds = flags.idleStop ?? (flags.eager ? 0 : DEFAULT_IDLE_STOP_SECONDS);
       const gateway = await Gateway.start({

@@ -1,4 +1,6 @@
-import { eng } from "stopword";
+// The package's ES module build: its default entry is a 237 KB CommonJS file that takes five times as long to load,
+// and the English list is needed before a gateway's first answer (docs/benchmarks.md, "Launch time").
+import { eng } from "stopword/dist/stopword.esm.mjs";
 import type { Token } from "../token.js";
 
 /**
