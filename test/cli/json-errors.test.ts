@@ -9,26 +9,14 @@ import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ErrorCodes } from "../../src/errors.js";
-import { run } from "../../src/cli/program.js";
+import { inProcessCli } from "../helpers/cli.js";
 import { fixture, tempFile } from "../helpers/files.js";
 
 const catalog = fixture("catalogs", "weather-finance.json");
 const docs = fixture("documents", "help-center.jsonl");
 
-/** Runs the CLI in this process, capturing what it writes. */
-async function runCaptured(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = { stdout: "", stderr: "" };
-  const writes = { stdout: process.stdout.write, stderr: process.stderr.write };
-  process.stdout.write = ((chunk: string | Uint8Array) => ((out.stdout += String(chunk)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => ((out.stderr += String(chunk)), true)) as typeof process.stderr.write;
-  try {
-    const code = await run(argv);
-    return { code, ...out };
-  } finally {
-    process.stdout.write = writes.stdout;
-    process.stderr.write = writes.stderr;
-  }
-}
+/** The CLI, run in-process by a worker so that this file's stdout stays the test runner's. */
+const runCaptured = inProcessCli();
 
 /** Asserts that stderr is exactly one line of error JSON with `code`, and returns the error object. */
 async function expectError(argv: string[], code: string, exit = 1): Promise<{ code: string; message: string; details?: Record<string, unknown> }> {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { run } from "../../src/cli/program.js";
+import { inProcessCli } from "../helpers/cli.js";
 import { parseGatewayConfig, type StdioServerConfig } from "../../src/mcp/config.js";
 import { defaultClientFiles, importClientConfig, isGateway, parseJsonc } from "../../src/mcp/import.js";
 import { ROOT } from "./helpers.js";
@@ -95,21 +95,8 @@ describe("mcp import: default locations", () => {
   });
 });
 
-/** Runs the CLI in-process, capturing stdout and stderr. */
-async function runCli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const streams = { stdout: process.stdout, stderr: process.stderr } as const;
-  const captured = { stdout: "", stderr: "" };
-  const originals = { stdout: streams.stdout.write.bind(streams.stdout), stderr: streams.stderr.write.bind(streams.stderr) };
-  for (const key of ["stdout", "stderr"] as const) {
-    streams[key].write = ((chunk: string | Uint8Array) => ((captured[key] += String(chunk)), true)) as typeof process.stdout.write;
-  }
-  try {
-    return { code: await run(argv), ...captured };
-  } finally {
-    streams.stdout.write = originals.stdout;
-    streams.stderr.write = originals.stderr;
-  }
-}
+/** The CLI, run in-process by a worker so that this file's stdout stays the test runner's. */
+const runCli = inProcessCli();
 
 describe("toolsearch mcp import (command line)", () => {
   const dir = makeTempDir("toolsearch-import-");
