@@ -92,6 +92,13 @@ export async function saveLaunchSnapshot(store: SnapshotSettings, owner: string,
   for (const dropped of recent.slice(KEPT_SETS)) await store.setSetting(dropped, undefined);
 }
 
+/** Deletes every launch snapshot of an owner and its list (for an owner that is gone, e.g. a deleted collection). */
+export async function deleteLaunchSnapshots(store: SnapshotSettings, owner: string): Promise<void> {
+  const listed = await store.getSetting(setsKey(owner));
+  for (const setting of Array.isArray(listed) ? listed : []) if (typeof setting === "string") await store.setSetting(setting, undefined);
+  await store.setSetting(setsKey(owner), undefined);
+}
+
 /** Whether a manifest store also keeps settings (every `Store` does; a bare manifest store may not). */
 export function hasSettings(store: object): store is SnapshotSettings {
   const candidate = store as Partial<SnapshotSettings>;

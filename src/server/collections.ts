@@ -29,6 +29,7 @@ import { DocumentIndex } from "../indexes/document-index.js";
 import { ToolIndex } from "../indexes/tool-index.js";
 import { parseGatewayConfig } from "../mcp/config.js";
 import { Gateway, type GatewayOptions } from "../mcp/gateway.js";
+import { deleteLaunchSnapshots } from "../mcp/launch-snapshot.js";
 import { unknownCollection } from "../store/records.js";
 import { deleteSnapshot, readSnapshot, saveSnapshot } from "./snapshots.js";
 import type { Change, CollectionKind, CollectionRecord, ItemRecord, Store, Unsubscribe } from "../store/types.js";
@@ -327,7 +328,10 @@ export class Collections {
     this.unsaved.delete(name);
     // Its open MCP sessions end here; their next request is told the collection is gone (routes/mcp.ts).
     await (await this.existingGateway(gone))?.close();
-    if (gone?.kind === "mcp") await this.forgetManifests(name, serverNames(gone.config));
+    if (gone?.kind === "mcp") {
+      await this.forgetManifests(name, serverNames(gone.config));
+      await deleteLaunchSnapshots(this.store, manifestOwner(name)).catch((error: unknown) => this.log(`toolsearch serve: could not delete the launch snapshots of ${name}: ${error instanceof Error ? error.message : String(error)}`));
+    }
     // Its snapshot can never match again (a re-created collection gets a new version): free the space.
     if (gone?.kind === "tools" && this.options.snapshots !== false) {
       await deleteSnapshot(this.store, name).catch((error: unknown) => this.log(`toolsearch serve: could not delete the snapshot of ${name}: ${error instanceof Error ? error.message : String(error)}`));

@@ -112,7 +112,7 @@ test("semantic search on a restarted service uses the stored vectors: the provid
   });
 });
 
-test("an mcp collection's manifests: stored per server, dropped for servers a replace removes and when it is deleted", async () => {
+test("an mcp collection's manifests: stored per server, dropped for servers a replace removes and, with its launch snapshots, when it is deleted", async () => {
   await withStores(async (store) => {
     const server = { command: process.execPath, args: [FIXTURE_SERVER] };
     const collections = new Collections(store, { log: () => {} });
@@ -127,10 +127,16 @@ test("an mcp collection's manifests: stored per server, dropped for servers a re
     await collections.sync();
     assert.equal(await manifest("two"), undefined, "a server the replace removed");
     assert.ok(await manifest("one"), "a server the replace kept");
+    // The reload indexed "one" from its manifest, and kept that index as a launch snapshot.
+    const snapshotList = () => store.getSetting(`gateway-index:${manifestOwner("fx")}`) as Promise<string[] | undefined>;
+    await eventually(async () => ((await snapshotList()) ?? []).length > 0);
+    const snapshots = (await snapshotList())!;
 
     await store.deleteCollection("fx");
     await collections.sync();
     assert.equal(await manifest("one"), undefined);
+    assert.equal(await snapshotList(), undefined, "the launch snapshots' list is gone");
+    for (const setting of snapshots) assert.equal(await store.getSetting(setting), undefined, `${setting} is gone`);
     await collections.close();
   });
 });
