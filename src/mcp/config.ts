@@ -27,6 +27,10 @@ export interface ServerControls {
   tools?: ToolSelection;
   /** Tool names (the server's own) listed directly in the gateway's `tools/list`, next to its meta-tools. */
   alwaysLoad?: string[];
+  /** Globs on the server's resource URIs and URI templates: which of them the gateway lists and routes. */
+  resources?: ToolSelection;
+  /** Globs on the server's own prompt names: which prompts the gateway lists and routes. */
+  prompts?: ToolSelection;
 }
 
 /** An upstream started as a child process and spoken to over stdio. */
@@ -59,8 +63,11 @@ export function isStdioConfig(config: ServerConfig): config is StdioServerConfig
 
 const stringMap = { type: "object", additionalProperties: { type: "string" } };
 const globList = { type: "array", items: { type: "string", minLength: 1 } };
+const selection = { type: "object", properties: { allow: globList, deny: globList }, additionalProperties: false };
 const controls = {
-  tools: { type: "object", properties: { allow: globList, deny: globList }, additionalProperties: false },
+  tools: selection,
+  resources: selection,
+  prompts: selection,
   alwaysLoad: { type: "array", items: { type: "string", minLength: 1 } },
 };
 

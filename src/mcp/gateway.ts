@@ -25,6 +25,10 @@ import type { OpenApiUpstream } from "./openapi-upstream.js";
 import { UpstreamRegistry } from "./registry.js";
 import { AjvJsonSchemaValidator, Server } from "./sdk.js";
 import { type GatewaySession, Sessions } from "./sessions.js";
+import { CompletionSurface } from "./surfaces/completion.js";
+import { LoggingSurface } from "./surfaces/logging.js";
+import { PromptsSurface } from "./surfaces/prompts.js";
+import { ResourcesSurface } from "./surfaces/resources.js";
 import type { Surface } from "./surfaces/surface.js";
 import { ToolsSurface } from "./surfaces/tools.js";
 import type { Upstream, UpstreamOptions } from "./upstream.js";
@@ -37,8 +41,10 @@ export interface GatewayOptions {
   config?: GatewayConfig;
   /** Static tools (searchable and describable; they have no upstream, so `call_tool` refuses them). */
   catalog?: ToolIndex;
-  /** A knowledge base: adds `search_docs` and `read_doc`. */
+  /** A knowledge base: adds `search_docs` and `read_doc`, and its documents as resources. */
   docs?: DocumentIndex;
+  /** The knowledge base's name in its documents' resource URIs, `toolsearch://docs/{name}/{id}` (default `docs`). */
+  docsCollection?: string;
   /** Add the tools a session's searches find to that session's `tools/list` (and notify it with `list_changed`). */
   exposeFound?: boolean;
   /**
@@ -63,6 +69,9 @@ export interface GatewayOptions {
   waitForUpstreams?: boolean;
 }
 
+/** The knowledge base's name in resource URIs when none is given (`toolsearch mcp --docs`). */
+export const DEFAULT_DOCS_COLLECTION = "docs";
+
 const GATEWAY_INFO = { name: "toolsearch", version: "0.1.0" };
 /**
  * One JSON Schema validator for every session: the SDK otherwise builds a new Ajv per session, which was most of
@@ -75,13 +84,26 @@ export class Gateway {
   private readonly registry: UpstreamRegistry;
   private readonly sessions = new Sessions();
   private readonly tools: ToolsSurface;
+  private readonly resources: ResourcesSurface;
   /** Every surface, in the order their handlers are installed on a session. */
   private readonly surfaces: Surface[];
 
   private constructor(options: GatewayOptions) {
-    this.registry = new UpstreamRegistry(options, (server) => this.tools.refresh(server));
-    this.tools = new ToolsSurface(this.registry, this.sessions, options);
-    this.surfaces = [this.tools];
+    const docsCollection = options.docsCollection ?? DEFAULT_DOCS_COLLECTION;
+    this.registry = new UpstreamRegistry(options, {
+      toolsChanged: (server) => this.tools.refresh(server),
+      offerChanged: (before) => {
+        this.resources.offersChanged(before);
+        prompts.offersChanged(before);
+      },
+      resourceUpdated: (server, uri) => this.resources.resourceUpdated(server, uri),
+      upstreamLog: (server, params) => logging.forward(server, params),
+    });
+    this.tools = new ToolsSurface(this.registry, this.sessions, { ...options, docsCollection });
+    this.resources = new ResourcesSurface(this.registry, this.sessions, { docs: options.docs, docsCollection });
+    const prompts = new PromptsSurface(this.registry, this.sessions);
+    const logging = new LoggingSurface(this.sessions);
+    this.surfaces = [this.tools, this.resources, prompts, new CompletionSurface(this.registry), logging];
   }
 
   /**
@@ -132,7 +154,7 @@ export class Gateway {
       jsonSchemaValidator: SHARED_VALIDATOR,
       instructions: "Search first, then call: use search_tools to find the tool you need among all connected MCP servers, then call_tool with its name and arguments.",
     });
-    this.attach({ server, exposed: new Map() });
+    this.attach({ server, exposed: new Map(), subscriptions: new Set() });
     return server;
   }
 
@@ -160,6 +182,7 @@ export class Gateway {
       this.sessions.release(session);
       next.attach(session);
       next.tools.adopt(session, before);
+      void next.resources.adopt(session);
     }
   }
 

@@ -1,5 +1,5 @@
 /**
- * Manifests: what each upstream server offered when it last ran (its tool list) and a hash of the configuration
+ * Manifests: what each upstream server offered when it last ran (its tools, resources, templates and prompts) and a hash of the configuration
  * block it ran with, kept in the store so that a restarted gateway can search every server without starting any.
  * The gateway reaches the store only through these three methods, so the embedded SQLite store, PostgreSQL, or the
  * service's gateways for `mcp` collections (owner `collection:<name>`) all work the same.
@@ -11,7 +11,7 @@
  * ```
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import type { Store } from "../store/types.js";
+import type { ManifestOffer, Store } from "../store/types.js";
 
 /** The part of the store the gateway uses. */
 export type ManifestStore = Pick<Store, "getManifest" | "putManifest" | "deleteManifest">;
@@ -23,6 +23,11 @@ export const GATEWAY_OWNER = "gateway";
 export interface LaunchPlan {
   /** Servers whose manifest matches their configuration: searchable now from these tools, started on first call. */
   known: Map<string, McpTool[]>;
+  /**
+   * The resources, templates and prompts of the known servers (an empty offer for a manifest written before manifests
+   * held them: such a server lists none until it next runs).
+   */
+  offers: Map<string, ManifestOffer>;
   /** Servers to start now to learn their tools (no manifest, or their configuration changed). */
   unknown: string[];
   /** Servers whose manifest was dropped because their configuration block changed. */
@@ -34,11 +39,12 @@ export interface LaunchPlan {
  * one is written cannot bring the old tool list back).
  */
 export async function planLaunch(store: ManifestStore, owner: string, hashes: Record<string, string>): Promise<LaunchPlan> {
-  const plan: LaunchPlan = { known: new Map(), unknown: [], invalidated: [] };
+  const plan: LaunchPlan = { known: new Map(), offers: new Map(), unknown: [], invalidated: [] };
   await Promise.all(Object.entries(hashes).map(async ([server, hash]) => {
     const manifest = await store.getManifest(owner, server);
     if (manifest && manifest.configHash === hash) {
       plan.known.set(server, manifest.tools as McpTool[]);
+      plan.offers.set(server, manifest.offer ?? { resources: [], resourceTemplates: [], prompts: [] });
       return;
     }
     if (manifest) {

@@ -12,7 +12,7 @@
  * registry.route("fs__read_file"); // { server: "fs", tool: "read_file", definition }
  * ```
  */
-import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import type { LoggingMessageNotification, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolsearchError } from "../errors.js";
 import { ToolIndex } from "../indexes/tool-index.js";
 import type { OpenApiSourceConfig } from "../openapi/config.js";
@@ -23,9 +23,10 @@ import {
 } from "./launch-snapshot.js";
 import { GATEWAY_OWNER, planLaunch } from "./manifests.js";
 import { namespacedName, serverPrefix } from "./names.js";
+import { OfferCatalog } from "./offers.js";
 import type { OpenApiUpstream } from "./openapi-upstream.js";
 import { toolFilter } from "./tool-filter.js";
-import { Upstream } from "./upstream.js";
+import { EMPTY_OFFER, Upstream, type UpstreamOffer } from "./upstream.js";
 import { redactor, resolveServerConfig } from "./variables.js";
 
 /** Where a namespaced tool really lives. */
@@ -35,8 +36,17 @@ export interface Route {
   definition: McpTool;
 }
 
-/** Called after the tools of `server` were replaced (so surfaces can refresh what their sessions see). */
-export type ServerToolsChanged = (server: string) => void;
+/** What the registry tells the surfaces, so they can refresh what their sessions see. */
+export interface RegistryEvents {
+  /** The tools of `server` were replaced. */
+  toolsChanged(server: string): void;
+  /** The resources, templates or prompts of a server changed; `before` is the catalog as it was. */
+  offerChanged(before: OfferCatalog): void;
+  /** A resource the gateway subscribed to changed (the upstream URI, as the server wrote it). */
+  resourceUpdated(server: string, uri: string): void;
+  /** A server's log message. */
+  upstreamLog(server: string, params: LoggingMessageNotification["params"]): void;
+}
 
 export class UpstreamRegistry {
   readonly index: ToolIndex;
@@ -47,15 +57,18 @@ export class UpstreamRegistry {
   /** Namespaced names of the `alwaysLoad` tools, in configuration order. */
   readonly alwaysLoaded: string[] = [];
   private readonly options: GatewayOptions;
-  private readonly onToolsChanged: ServerToolsChanged;
+  private readonly events: RegistryEvents;
+  /** Each server's resources, templates and prompts (from its manifest until it lists them), in configuration order. */
+  private readonly serverOffers = new Map<string, UpstreamOffer>();
+  private offerCatalog = new OfferCatalog({}, new Map());
   private readonly routes = new Map<string, Route>();
   private readonly namesByServer = new Map<string, string[]>();
   private firstAttempts: Promise<void> = Promise.resolve();
   private savingSnapshot: Promise<void> = Promise.resolve();
 
-  constructor(options: GatewayOptions, onToolsChanged: ServerToolsChanged) {
+  constructor(options: GatewayOptions, events: RegistryEvents) {
     this.options = options;
-    this.onToolsChanged = onToolsChanged;
+    this.events = events;
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.index = options.catalog ?? new ToolIndex();
   }
@@ -70,6 +83,7 @@ export class UpstreamRegistry {
     await this.startOpenApis(Object.entries(options.config?.openapi ?? {}));
     const servers = Object.entries(options.config?.mcpServers ?? {});
     for (const [name, config] of servers) this.upstreams.set(name, this.createUpstream(name, config));
+    for (const [name] of servers) this.serverOffers.set(name, EMPTY_OFFER);
     for (const [name, config] of servers) this.alwaysLoaded.push(...(config.alwaysLoad ?? []).map((tool) => namespacedName(name, tool)));
     const toStart = await this.serversToStart(servers);
     this.firstAttempts = Promise.all(toStart.map((name) => this.upstreams.get(name)!.start())).then(() => undefined);
@@ -89,6 +103,16 @@ export class UpstreamRegistry {
   /** The MCP server or OpenAPI source that runs a route's tool. */
   runnerOf(route: Route): Pick<Upstream, "callTool"> {
     return this.upstreams.get(route.server) ?? this.openApis.get(route.server)!;
+  }
+
+  /** The resources, templates and prompts of every server, as the client sees them. */
+  get offers(): OfferCatalog {
+    return this.offerCatalog;
+  }
+
+  /** A configured MCP server (undefined for an unknown name). */
+  upstream(server: string): Upstream | undefined {
+    return this.upstreams.get(server);
   }
 
   /** When `name` belongs to a server that is down, says so (a server stopped while idle is not down: calls start it). */
@@ -123,10 +147,19 @@ export class UpstreamRegistry {
     const { config, secrets } = resolveServerConfig(written, this.options.environment ?? process.env);
     const hash = configHash(written);
     const options = { log: this.log, ...this.options.upstream, redact: redactor(secrets) };
-    return new Upstream(name, config, (server, tools, source) => {
+    const upstream: Upstream = new Upstream(name, config, (server, tools, source) => {
       this.setServerTools(server, tools);
-      if (source === "listed") this.saveManifest(server, hash, tools);
-    }, options);
+      if (source === "listed") this.saveManifest(server, hash, tools, upstream.offer);
+    }, options, {
+      onOffer: (server, offer, source) => {
+        this.setServerOffer(server, offer);
+        // On a start the tools follow and save the manifest; a later `list_changed` saves it here.
+        if (source === "listed" && upstream.state === "ready") this.saveManifest(server, hash, upstream.tools, offer);
+      },
+      onResourceUpdated: (server, uri) => this.events.resourceUpdated(server, uri),
+      onLog: (server, params) => this.events.upstreamLog(server, params),
+    });
+    return upstream;
   }
 
   /** Which servers start at launch; the others become searchable from their manifests now. */
@@ -138,6 +171,8 @@ export class UpstreamRegistry {
     // In configuration order, whatever order the store answered in: the first server to claim a name keeps it.
     const known = servers.filter(([name]) => plan.known.has(name)).map(([name, config]): KnownServer => [name, hashes[name], plan.known.get(name)!, { tools: config.tools, alwaysLoad: config.alwaysLoad }]);
     await this.indexKnown(known);
+    for (const [server, offer] of plan.offers) this.serverOffers.set(server, offer as UpstreamOffer);
+    this.rebuildOffers();
     for (const server of plan.invalidated) this.log(`toolsearch mcp: upstream "${server}" has a changed configuration: its manifest was dropped and it starts now`);
     if (plan.known.size) this.log(`toolsearch mcp: ${plan.known.size} upstream${plan.known.size === 1 ? "" : "s"} searchable from manifests, not started`);
     return plan.unknown;
@@ -196,8 +231,8 @@ export class UpstreamRegistry {
     return this.options.owner ?? GATEWAY_OWNER;
   }
 
-  private saveManifest(server: string, hash: string, tools: McpTool[]): void {
-    this.options.manifests?.putManifest({ owner: this.owner, server, configHash: hash, tools }).catch((error: unknown) => {
+  private saveManifest(server: string, hash: string, tools: McpTool[], offer: UpstreamOffer): void {
+    this.options.manifests?.putManifest({ owner: this.owner, server, configHash: hash, tools, offer }).catch((error: unknown) => {
       this.log(`toolsearch mcp: could not save the manifest of "${server}": ${error instanceof Error ? error.message : String(error)}`);
     });
   }
@@ -236,7 +271,21 @@ export class UpstreamRegistry {
     this.namesByServer.set(server, names);
     const unlisted = (config?.alwaysLoad ?? []).filter((tool) => !this.routes.has(namespacedName(server, tool)));
     if (tools.length && unlisted.length) note(`toolsearch mcp: alwaysLoad of "${server}" names tools it does not offer (or that tools.allow/deny hide): ${unlisted.join(", ")}`);
-    this.onToolsChanged(server);
+    this.events.toolsChanged(server);
     return indexed;
+  }
+
+  /** Replaces a server's resources, templates and prompts (on start, `list_changed`, and empty when it goes down). */
+  private setServerOffer(server: string, offer: UpstreamOffer): void {
+    this.serverOffers.set(server, offer);
+    const before = this.rebuildOffers();
+    this.events.offerChanged(before);
+  }
+
+  /** Rebuilds the catalog from every server's offer; returns the one it replaced. */
+  private rebuildOffers(): OfferCatalog {
+    const before = this.offerCatalog;
+    this.offerCatalog = new OfferCatalog(this.options.config?.mcpServers ?? {}, this.serverOffers);
+    return before;
   }
 }

@@ -11,3 +11,10 @@ export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 export {
   CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+export {
+  CompleteRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema, LoggingMessageNotificationSchema, PromptListChangedNotificationSchema,
+  ReadResourceRequestSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema,
+  SubscribeRequestSchema, UnsubscribeRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+export { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";

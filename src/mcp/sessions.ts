@@ -6,20 +6,31 @@
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { Server } from "./sdk.js";
 
-/** One client session: its MCP server object and the tools its own searches exposed. */
+/** One client session: its MCP server object, the tools its own searches exposed, the resources it follows. */
 export interface GatewaySession {
   readonly server: Server;
   readonly exposed: Map<string, McpTool>;
+  /** Resource URIs (as this session sees them) it subscribed to. */
+  readonly subscriptions: Set<string>;
 }
 
 /** The set of open sessions of one gateway. */
 export class Sessions implements Iterable<GatewaySession> {
   private readonly open = new Set<GatewaySession>();
+  private readonly closeListeners: ((session: GatewaySession) => void)[] = [];
 
   /** Tracks a session until its server closes. */
   add(session: GatewaySession): void {
     this.open.add(session);
-    session.server.onclose = () => this.open.delete(session);
+    session.server.onclose = () => {
+      this.open.delete(session);
+      for (const listener of this.closeListeners) listener(session);
+    };
+  }
+
+  /** Calls `listener` with each session that closes while tracked here (to free what it held). */
+  onClose(listener: (session: GatewaySession) => void): void {
+    this.closeListeners.push(listener);
   }
 
   /** Stops tracking a session (it stays open: a hand-over moves it to another gateway). */

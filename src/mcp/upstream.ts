@@ -9,10 +9,15 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolResult, LoggingMessageNotification, Prompt, Resource, ResourceTemplate, Tool as McpTool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { ToolsearchError } from "../errors.js";
 import { isStdioConfig, type ServerConfig } from "./config.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "./sdk.js";
+import {
+  ErrorCode, LoggingMessageNotificationSchema, McpError, PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema,
+} from "./sdk.js";
 
 /** Timing of one upstream: timeouts and restart backoff. */
 export interface UpstreamOptions {
@@ -53,6 +58,38 @@ type ClientSdk = Awaited<ReturnType<typeof clientSdk>>;
  */
 export type ToolsListener = (server: string, tools: McpTool[], source: "listed" | "down") => void;
 
+/** What a server offers besides tools (SPEC §14); empty lists for what it does not declare. */
+export interface UpstreamOffer {
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+  prompts: Prompt[];
+}
+
+/** An offer with nothing in it (a server that is down, or one that declares neither resources nor prompts). */
+export const EMPTY_OFFER: UpstreamOffer = Object.freeze({ resources: [], resourceTemplates: [], prompts: [] }) as UpstreamOffer;
+
+/** What an upstream tells the gateway besides its tools. */
+export interface UpstreamListeners {
+  /**
+   * The server's resources, templates and prompts: after the tools on every start (`listed`, before `onTools` is
+   * called, so `offer` is current there), after its `list_changed` notifications, and empty when it goes down.
+   */
+  onOffer?: (server: string, offer: UpstreamOffer, source: "listed" | "down") => void;
+  /** `notifications/resources/updated` for a URI the gateway subscribed to. */
+  onResourceUpdated?: (server: string, uri: string) => void;
+  /** `notifications/message` (the server's log). */
+  onLog?: (server: string, params: LoggingMessageNotification["params"]) => void;
+}
+
+/** The requests an upstream serves besides tool calls, by method, with the client method that sends each. */
+type Send = (client: Client, params: never, options: object) => Promise<Record<string, unknown>>;
+const OFFER_REQUESTS: Record<"resources/read" | "prompts/get" | "completion/complete", Send> = {
+  "resources/read": (client, params, options) => client.readResource(params, options),
+  "prompts/get": (client, params, options) => client.getPrompt(params, options),
+  "completion/complete": (client, params, options) => client.complete(params, options),
+};
+export type OfferRequest = keyof typeof OFFER_REQUESTS;
+
 export class Upstream {
   readonly name: string;
   readonly config: ServerConfig;
@@ -73,13 +110,18 @@ export class Upstream {
   private lastError?: string;
   private stderrTail: string[] = [];
   private toolList: McpTool[] = [];
+  private currentOffer: UpstreamOffer = EMPTY_OFFER;
+  private readonly listeners: UpstreamListeners;
+  /** URIs the gateway subscribed to (renewed on every connection; a subscribed server is not stopped when idle). */
+  private readonly subscriptions = new Set<string>();
   private refreshing?: Promise<void>;
   private refreshAgain = false;
   /** Bumped on every connection, so events of an old connection are ignored. */
   private generation = 0;
 
-  constructor(name: string, config: ServerConfig, onTools: ToolsListener, options: UpstreamOptions = {}) {
+  constructor(name: string, config: ServerConfig, onTools: ToolsListener, options: UpstreamOptions = {}, listeners: UpstreamListeners = {}) {
     this.name = name;
+    this.listeners = listeners;
     this.config = config;
     this.onTools = onTools;
     this.redact = options.redact ?? ((text) => text);
@@ -100,6 +142,11 @@ export class Upstream {
   /** The tools as the server last listed them (empty while it is down). */
   get tools(): McpTool[] {
     return this.toolList;
+  }
+
+  /** The resources, templates and prompts as the server last listed them (empty while it is down). */
+  get offer(): UpstreamOffer {
+    return this.currentOffer;
   }
 
   /** Process id of a stdio child while it runs. */
@@ -149,6 +196,67 @@ export class Upstream {
     }
   }
 
+  /**
+   * Sends `resources/read`, `prompts/get` or `completion/complete`, starting a stopped server first. Throws like
+   * `callTool`; MCP errors (e.g. an unknown URI) pass through.
+   */
+  async request(method: OfferRequest, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.whileBusy(async () => {
+      const client = this.readyClient(method);
+      return this.guardConnection(client, method, () => OFFER_REQUESTS[method](client, params as never, { timeout: this.options.callTimeoutMs }));
+    });
+  }
+
+  /** Subscribes to updates of `uri` (kept across restarts until `unsubscribe`). */
+  async subscribe(uri: string): Promise<void> {
+    this.subscriptions.add(uri);
+    await this.whileBusy(async () => {
+      const client = this.readyClient("resources/subscribe");
+      await this.guardConnection(client, "resources/subscribe", () => client.subscribeResource({ uri }, { timeout: this.options.callTimeoutMs }));
+    });
+  }
+
+  /** Ends a subscription; the server is told when it runs (a stopped one has nothing to forget). */
+  async unsubscribe(uri: string): Promise<void> {
+    if (!this.subscriptions.delete(uri)) return;
+    const client = this.client;
+    if (this.currentState === "ready" && client) await client.unsubscribeResource({ uri }, { timeout: this.options.callTimeoutMs }).catch(() => undefined);
+    this.armIdleStop();
+  }
+
+  /** Runs `work` as one call: the server is started first and not stopped for idleness meanwhile. */
+  private async whileBusy<T>(work: () => Promise<T>): Promise<T> {
+    this.callsInFlight++;
+    clearTimeout(this.idleTimer);
+    try {
+      await this.start();
+      return await work();
+    } finally {
+      this.callsInFlight--;
+      this.armIdleStop();
+    }
+  }
+
+  private readyClient(what: string): Client {
+    const client = this.client;
+    if (this.currentState !== "ready" || !client) throw new ToolsearchError("upstream_unavailable", `${this.describeOutage()}. ${what} was not sent; try again later.`);
+    return client;
+  }
+
+  /** MCP errors of the server pass through; a broken connection restarts the server and becomes `upstream_unavailable`. */
+  private async guardConnection<T>(client: Client, what: string, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new ToolsearchError("upstream_timeout", `upstream server "${this.name}" did not answer ${what} within ${this.options.callTimeoutMs} ms; try again later.`);
+      }
+      if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) throw error;
+      this.fail(client, errorText(error));
+      throw new ToolsearchError("upstream_unavailable", `${this.describeOutage()}. ${what} was not completed.`);
+    }
+  }
+
   private async callStarted(tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const client = this.client;
     if (this.currentState !== "ready" || !client) throw new ToolsearchError("upstream_unavailable", `${this.describeOutage()}. Try again later or use another tool.`);
@@ -181,14 +289,14 @@ export class Upstream {
   /** (Re)arms the idle stop: a started server with no call in flight for `idleStopMs` is stopped. */
   private armIdleStop(): void {
     clearTimeout(this.idleTimer);
-    if (this.options.idleStopMs <= 0 || this.callsInFlight > 0 || this.currentState !== "ready") return;
+    if (this.options.idleStopMs <= 0 || this.callsInFlight > 0 || this.subscriptions.size > 0 || this.currentState !== "ready") return;
     this.idleTimer = setTimeout(() => void this.stop(), this.options.idleStopMs);
     this.idleTimer.unref();
   }
 
   /** Stops a running server (a stdio child is terminated) but keeps its tools known; the next call starts it again. */
   async stop(): Promise<void> {
-    if (this.currentState !== "ready" || this.callsInFlight > 0) return;
+    if (this.currentState !== "ready" || this.callsInFlight > 0 || this.subscriptions.size > 0) return;
     this.currentState = "stopped";
     clearTimeout(this.idleTimer);
     this.generation++;
@@ -229,11 +337,16 @@ export class Upstream {
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (generation === this.generation) this.scheduleRefresh(client, generation);
     });
+    this.listenBeyondTools(client, generation);
     try {
       await client.connect(transport, { timeout: this.options.connectTimeoutMs });
       const tools = await this.listAllTools(client);
+      const offer = await this.listOffer(client);
+      await this.renewSubscriptions(client);
       if (generation !== this.generation) return;
       this.toolList = tools;
+      this.currentOffer = offer;
+      this.listeners.onOffer?.(this.name, offer, "listed");
       this.currentState = "ready";
       this.failures = 0;
       this.lastError = undefined;
@@ -264,18 +377,62 @@ export class Upstream {
   }
 
   /** Lists every tool, following `nextCursor` pages. */
-  private async listAllTools(client: Client): Promise<McpTool[]> {
-    const tools: McpTool[] = [];
+  private listAllTools(client: Client): Promise<McpTool[]> {
+    return this.listAll((params, options) => client.listTools(params, options).then((page) => ({ items: page.tools, nextCursor: page.nextCursor })));
+  }
+
+  /** Lists the resources, templates and prompts the server declares (capabilities), each following its pages. */
+  private async listOffer(client: Client): Promise<UpstreamOffer> {
+    const capabilities = client.getServerCapabilities() ?? {};
+    const [resources, resourceTemplates, prompts] = await Promise.all([
+      capabilities.resources ? this.listAll((p, o) => client.listResources(p, o).then((page) => ({ items: page.resources, nextCursor: page.nextCursor }))) : [],
+      capabilities.resources ? this.listAll((p, o) => client.listResourceTemplates(p, o).then((page) => ({ items: page.resourceTemplates, nextCursor: page.nextCursor }))) : [],
+      capabilities.prompts ? this.listAll((p, o) => client.listPrompts(p, o).then((page) => ({ items: page.prompts, nextCursor: page.nextCursor }))) : [],
+    ]);
+    return { resources, resourceTemplates, prompts };
+  }
+
+  /** Follows `nextCursor` pages of one list. */
+  private async listAll<T>(list: (params: { cursor?: string }, options: { timeout: number }) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
+    const items: T[] = [];
     let cursor: string | undefined;
     const seen = new Set<string>();
     do {
-      const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.options.connectTimeoutMs });
-      tools.push(...page.tools);
+      const page = await list(cursor ? { cursor } : {}, { timeout: this.options.connectTimeoutMs });
+      items.push(...page.items);
       cursor = page.nextCursor;
       if (cursor !== undefined && seen.has(cursor)) break; // a server that repeats a cursor would loop forever
       if (cursor !== undefined) seen.add(cursor);
     } while (cursor);
-    return tools;
+    return items;
+  }
+
+  /** Resources, prompts and log messages: re-list on `list_changed`, pass updates and log lines on. */
+  private listenBeyondTools(client: Client, generation: number): void {
+    const relist = async () => {
+      if (generation !== this.generation) return;
+      try {
+        const offer = await this.listOffer(client);
+        if (generation !== this.generation || this.currentState !== "ready") return;
+        this.currentOffer = offer;
+        this.listeners.onOffer?.(this.name, offer, "listed");
+      } catch (error) {
+        this.options.log(`toolsearch mcp: upstream "${this.name}" could not re-list its resources and prompts: ${errorText(error)}`);
+      }
+    };
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, relist);
+    client.setNotificationHandler(PromptListChangedNotificationSchema, relist);
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {
+      if (generation === this.generation && this.subscriptions.has(notification.params.uri)) this.listeners.onResourceUpdated?.(this.name, notification.params.uri);
+    });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (notification) => {
+      if (generation === this.generation) this.listeners.onLog?.(this.name, notification.params);
+    });
+  }
+
+  /** After a (re)start, subscribes again to what the gateway's clients still follow. */
+  private async renewSubscriptions(client: Client): Promise<void> {
+    for (const uri of this.subscriptions) await client.subscribeResource({ uri }, { timeout: this.options.connectTimeoutMs });
   }
 
   /**
@@ -322,6 +479,10 @@ export class Upstream {
     if (this.toolList.length || wasReady) {
       this.toolList = [];
       this.onTools(this.name, [], "down");
+    }
+    if (this.currentOffer !== EMPTY_OFFER) {
+      this.currentOffer = EMPTY_OFFER;
+      this.listeners.onOffer?.(this.name, EMPTY_OFFER, "down");
     }
     const delay = Math.min(this.options.maxRestartDelayMs, this.options.restartDelayMs * 2 ** this.failures);
     this.failures++;

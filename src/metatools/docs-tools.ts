@@ -40,6 +40,8 @@ export interface SearchResultBlock {
 export interface DocsToolResult {
   content: string | (TextBlock | SearchResultBlock)[];
   isError: boolean;
+  /** The ids of the articles a search found, best first (so a surface can link them, e.g. MCP `resource_link`). */
+  found?: string[];
 }
 
 /** How handlers answer: a JSON text, or `search_result` blocks for citations. */
@@ -139,10 +141,11 @@ export async function handleSearchDocs(index: DocumentIndex, input: unknown, opt
     return fromError(error);
   }
   if (hits.length === 0) return { content: noMatchGuidance(index, query), isError: false };
-  if (format === "json") return { content: JSON.stringify(hits.map(compactHit)), isError: false };
+  const found = hits.map((h) => h.id);
+  if (format === "json") return { content: JSON.stringify(hits.map(compactHit)), isError: false, found };
   const ids = hits.map((h) => `${h.id} (${h.title})`).join("; ");
   const intro = `${hits.length} article${hits.length === 1 ? "" : "s"} for ${JSON.stringify(query)}, best first. Ids for ${READ_DOC}: ${ids}. Read an article before relying on details cut off in its snippet.`;
-  return { content: [text(intro), ...hits.map((h) => searchResult(h.url ?? h.id, h.title, h.snippet))], isError: false };
+  return { content: [text(intro), ...hits.map((h) => searchResult(h.url ?? h.id, h.title, h.snippet))], isError: false, found };
 }
 
 /** `read_doc`: one page of one article; an unknown id is an error that points back to `search_docs`. */

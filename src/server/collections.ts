@@ -173,7 +173,7 @@ export class Collections {
     if (collection.gateway) return Promise.resolve(collection.gateway);
     let starting = this.gatewayStarts.get(collection);
     if (!starting) {
-      starting = Gateway.start({ catalog: collection.tools, docs: collection.docs, exposeFound: this.options.exposeFound, log: this.log })
+      starting = Gateway.start({ catalog: collection.tools, docs: collection.docs, docsCollection: collection.name, exposeFound: this.options.exposeFound, log: this.log })
         .then((gateway) => (collection.gateway = gateway));
       this.gatewayStarts.set(collection, starting);
     }

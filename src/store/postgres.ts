@@ -68,6 +68,8 @@ const MIGRATIONS: string[] = [
    CREATE TABLE manifests (
      owner text NOT NULL, server text NOT NULL, config_hash text NOT NULL, tools text NOT NULL,
      updated_at timestamptz NOT NULL, PRIMARY KEY (owner, server));`,
+  // Resources, templates and prompts of each manifest's server (SPEC §14), JSON; NULL for older manifests.
+  `ALTER TABLE manifests ADD COLUMN offer text;`,
 ];
 
 interface CollectionRow {
@@ -462,14 +464,15 @@ export class PostgresStore implements Store {
   async getManifest(owner: string, server: string): Promise<ManifestRecord | undefined> {
     const { rows } = await this.read(`SELECT * FROM ${this.s}.manifests WHERE owner = $1 AND server = $2`, [owner, server]);
     const row = rows[0];
-    return row && { owner: row.owner, server: row.server, configHash: row.config_hash, tools: JSON.parse(row.tools), updatedAt: row.updated_at.toISOString() };
+    return row && { owner: row.owner, server: row.server, configHash: row.config_hash, tools: JSON.parse(row.tools), ...(row.offer ? { offer: JSON.parse(row.offer) } : {}), updatedAt: row.updated_at.toISOString() };
   }
 
   async putManifest(manifest: Omit<ManifestRecord, "updatedAt">): Promise<void> {
     await this.read(
-      `INSERT INTO ${this.s}.manifests (owner, server, config_hash, tools, updated_at) VALUES ($1, $2, $3, $4, now())
-       ON CONFLICT (owner, server) DO UPDATE SET config_hash = excluded.config_hash, tools = excluded.tools, updated_at = excluded.updated_at`,
-      [manifest.owner, manifest.server, manifest.configHash, JSON.stringify(manifest.tools)],
+      `INSERT INTO ${this.s}.manifests (owner, server, config_hash, tools, offer, updated_at) VALUES ($1, $2, $3, $4, $5, now())
+       ON CONFLICT (owner, server) DO UPDATE SET config_hash = excluded.config_hash, tools = excluded.tools, offer = excluded.offer,
+       updated_at = excluded.updated_at`,
+      [manifest.owner, manifest.server, manifest.configHash, JSON.stringify(manifest.tools), manifest.offer ? JSON.stringify(manifest.offer) : null],
     );
   }
 

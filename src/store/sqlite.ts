@@ -51,6 +51,8 @@ const MIGRATIONS: string[] = [
    CREATE TABLE manifests (
      owner TEXT NOT NULL, server TEXT NOT NULL, config_hash TEXT NOT NULL, tools TEXT NOT NULL,
      updated_at TEXT NOT NULL, PRIMARY KEY (owner, server)) WITHOUT ROWID;`,
+  // Resources, templates and prompts of each manifest's server (SPEC §14), JSON; NULL for older manifests.
+  `ALTER TABLE manifests ADD COLUMN offer TEXT;`,
 ];
 
 /** Options of a `SqliteStore`. */
@@ -355,20 +357,20 @@ export class SqliteStore implements Store {
     const row = this.guard(
       () =>
         this.sql("SELECT * FROM manifests WHERE owner = ? AND server = ?").get(owner, server) as
-          | { owner: string; server: string; config_hash: string; tools: string; updated_at: string }
+          | { owner: string; server: string; config_hash: string; tools: string; offer: string | null; updated_at: string }
           | undefined,
     );
-    return row && { owner: row.owner, server: row.server, configHash: row.config_hash, tools: JSON.parse(row.tools), updatedAt: row.updated_at };
+    return row && { owner: row.owner, server: row.server, configHash: row.config_hash, tools: JSON.parse(row.tools), ...(row.offer ? { offer: JSON.parse(row.offer) } : {}), updatedAt: row.updated_at };
   }
 
   async putManifest(manifest: Omit<ManifestRecord, "updatedAt">): Promise<void> {
     const tools = JSON.stringify(manifest.tools);
     await this.write(() => {
       this.db
-        .prepare(`INSERT INTO manifests (owner, server, config_hash, tools, updated_at) VALUES (?, ?, ?, ?, ?)
+        .prepare(`INSERT INTO manifests (owner, server, config_hash, tools, offer, updated_at) VALUES (?, ?, ?, ?, ?, ?)
                   ON CONFLICT(owner, server) DO UPDATE SET config_hash = excluded.config_hash, tools = excluded.tools,
-                  updated_at = excluded.updated_at`)
-        .run(manifest.owner, manifest.server, manifest.configHash, tools, new Date().toISOString());
+                  offer = excluded.offer, updated_at = excluded.updated_at`)
+        .run(manifest.owner, manifest.server, manifest.configHash, tools, manifest.offer ? JSON.stringify(manifest.offer) : null, new Date().toISOString());
       return { result: undefined, changes: [] };
     });
   }

@@ -96,7 +96,19 @@ export interface ManifestRecord {
   configHash: string;
   /** The tools as the server listed them (MCP shape). */
   tools: unknown[];
+  /**
+   * Its resources, resource templates and prompts as listed at the same time (MCP shapes); absent in manifests
+   * written before the gateway served them, which the gateway treats as unknown.
+   */
+  offer?: ManifestOffer;
   updatedAt: string;
+}
+
+/** What a server offered besides tools, as a manifest keeps it. */
+export interface ManifestOffer {
+  resources: unknown[];
+  resourceTemplates: unknown[];
+  prompts: unknown[];
 }
 
 /** Vectors keyed by provider id and a SHA-256 of the embedded text; shared by every replica on one store. */

@@ -263,6 +263,15 @@ export function storeContract(label: string, makeStore: () => Promise<StoreFixtu
       await store.deleteManifest("gateway", "fs");
       assert.equal(await store.getManifest("gateway", "fs"), undefined);
       assert.equal((await store.getManifest("collection:x", "fs"))?.configHash, "c2");
+      assert.equal((await store.getManifest("collection:x", "fs"))?.offer, undefined, "a manifest written without an offer has none");
+    });
+
+    it("MCP manifests keep the resources, templates and prompts beside the tools", async (store) => {
+      const offer = { resources: [{ uri: "test://a", name: "a" }], resourceTemplates: [{ uriTemplate: "test://t/{id}", name: "t" }], prompts: [{ name: "p" }] };
+      await store.putManifest({ owner: "gateway", server: "everything", configHash: "c1", tools: [], offer });
+      assert.deepEqual((await store.getManifest("gateway", "everything"))?.offer, offer);
+      await store.putManifest({ owner: "gateway", server: "everything", configHash: "c2", tools: [] });
+      assert.equal((await store.getManifest("gateway", "everything"))?.offer, undefined, "a rewrite without an offer drops the old one");
     });
 
     it("among concurrent writes, one that fails fails alone", async (store) => {

@@ -8,9 +8,10 @@ import type { AnthropicTool } from "../../catalog/tool.js";
 import { ToolsearchError } from "../../errors.js";
 import { InputValidator } from "../../execution/validate-input.js";
 import type { ToolSearchOptions } from "../../indexes/tool-index-options.js";
-import { handleDocsTool } from "../../metatools/docs-tools.js";
+import { type DocsToolResult, handleDocsTool } from "../../metatools/docs-tools.js";
 import { MAX_SELECT_NAMES, parseSelect, resolveSelect, unknownNamesNote } from "../../metatools/select.js";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, noToolGuidance } from "../../metatools/tool-search.js";
+import { docResource } from "../doc-resources.js";
 import type { GatewayOptions } from "../gateway.js";
 import { CALL_TOOL, DESCRIBE_TOOL, gatewayToolDefinitions, SEARCH_TOOLS } from "../meta-tools.js";
 import { serverPrefix } from "../names.js";
@@ -19,14 +20,17 @@ import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "../sdk.
 import { type GatewaySession, notifyToolsChanged, type Sessions } from "../sessions.js";
 import type { Surface } from "./surface.js";
 
+/** Options of the tools surface: a knowledge base (with its name in resource URIs) and `exposeFound`. */
+export type ToolsSurfaceOptions = Pick<GatewayOptions, "docs" | "exposeFound"> & { docsCollection: string };
+
 export class ToolsSurface implements Surface {
   readonly capabilities = { tools: { listChanged: true } };
   private readonly registry: UpstreamRegistry;
   private readonly sessions: Sessions;
-  private readonly options: Pick<GatewayOptions, "docs" | "exposeFound">;
+  private readonly options: ToolsSurfaceOptions;
   private readonly validator = new InputValidator();
 
-  constructor(registry: UpstreamRegistry, sessions: Sessions, options: Pick<GatewayOptions, "docs" | "exposeFound">) {
+  constructor(registry: UpstreamRegistry, sessions: Sessions, options: ToolsSurfaceOptions) {
     this.registry = registry;
     this.sessions = sessions;
     this.options = options;
@@ -75,7 +79,7 @@ export class ToolsSurface implements Surface {
       }
       if (this.options.docs) {
         const result = await handleDocsTool(this.options.docs, name, args);
-        if (result) return { content: typeof result.content === "string" ? [text(result.content)] : result.content.map((b) => (b.type === "text" ? b : text(JSON.stringify(b)))), isError: result.isError };
+        if (result) return this.docsResult(result);
       }
       if (session?.exposed.has(name) || this.registry.alwaysLoaded.includes(name)) return await this.proxyCall(name, args);
       return failure(`Unknown tool ${JSON.stringify(name)}. This gateway offers ${this.listTools(session).map((t) => t.name).join(", ")}.`);
@@ -83,6 +87,17 @@ export class ToolsSurface implements Surface {
       if (error instanceof ToolsearchError) return failure(error.message);
       throw error;
     }
+  }
+
+  /** A docs tool's answer as MCP content; the articles a search found are also `resource_link` blocks. */
+  private docsResult(result: DocsToolResult): CallToolResult {
+    const blocks = typeof result.content === "string" ? [text(result.content)] : result.content.map((b) => (b.type === "text" ? b : text(JSON.stringify(b))));
+    const docs = this.options.docs!;
+    const links = (result.found ?? []).flatMap((id) => {
+      const document = docs.get(id);
+      return document ? [{ type: "resource_link" as const, ...docResource(this.options.docsCollection, document) }] : [];
+    });
+    return { content: [...blocks, ...links], isError: result.isError };
   }
 
   /**

@@ -1,7 +1,9 @@
 /**
- * `/mcp/{c}`: the collection's tools over MCP Streamable HTTP, served by the gateway of src/mcp (`search_tools`,
- * `describe_tool`, `call_tool`; `search_docs`, `read_doc` for documents). A session belongs to the key that opened it
- * and to one collection; `call_tool` (or calling an exposed upstream tool) needs the `call` scope.
+ * `/mcp/{c}`: the collection over MCP Streamable HTTP, served by the gateway of src/mcp (`search_tools`,
+ * `describe_tool`, `call_tool`; `search_docs`, `read_doc` and document resources for documents; an `mcp` collection's
+ * upstream resources, prompts and completion). A session belongs to the key that opened it and to one collection;
+ * whatever runs an upstream (`call_tool`, an exposed tool, `prompts/get`, reading or subscribing to an upstream
+ * resource, `completion/complete`) needs the `call` scope.
  *
  * Sessions live in the gateway's session table (src/mcp/http-sessions.ts): one idle for `sessionIdleMs` is closed,
  * and beyond `maxSessions` a new one is refused with 503 and a JSON-RPC error saying why. A session outlives a replace
@@ -13,6 +15,7 @@ import type { AddressInfo } from "node:net";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, ToolsearchError } from "../../errors.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionTable } from "../../mcp/http-sessions.js";
+import { parseDocResourceUri } from "../../mcp/doc-resources.js";
 import { DESCRIBE_TOOL, SEARCH_TOOLS } from "../../mcp/meta-tools.js";
 import { StreamableHTTPServerTransport } from "../../mcp/sdk-http.js";
 import { READ_DOC, SEARCH_DOCS } from "../../metatools/docs-tools.js";
@@ -45,12 +48,20 @@ const ENDED_REMEMBERED = 10_000;
 /** Tools a `read` key may call: they only search and read. */
 const READ_ONLY_TOOLS = new Set([SEARCH_TOOLS, DESCRIBE_TOOL, SEARCH_DOCS, READ_DOC]);
 
-/** Whether a JSON-RPC message (or batch) calls a tool that runs something upstream. */
+/** Requests that make an upstream server run (and start it when it is stopped), beside tool calls. */
+const UPSTREAM_METHODS = new Set(["prompts/get", "resources/read", "resources/subscribe", "completion/complete"]);
+
+/**
+ * Whether a JSON-RPC message (or batch) runs something upstream: a tool call (other than searching and reading), or
+ * a prompt, resource read, subscription or completion (the collection's own documents, `toolsearch://docs/…`, excepted).
+ */
 export function callsUpstream(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((m) => {
-    const message = m as { method?: unknown; params?: { name?: unknown } } | null;
-    return message?.method === "tools/call" && !READ_ONLY_TOOLS.has(String(message.params?.name));
+    const message = m as { method?: unknown; params?: { name?: unknown; uri?: unknown } } | null;
+    if (message?.method === "tools/call") return !READ_ONLY_TOOLS.has(String(message.params?.name));
+    if (!UPSTREAM_METHODS.has(String(message?.method))) return false;
+    return !(typeof message?.params?.uri === "string" && parseDocResourceUri(message.params.uri));
   });
 }
 
