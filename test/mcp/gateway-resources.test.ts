@@ -155,7 +155,8 @@ describe("upstream resources and prompts through the gateway (Streamable HTTP up
       });
       everything.once("exit", (code) => reject(new Error(`server-everything exited with ${code}: ${buffer}`)));
     });
-    gateway = await Gateway.start({ config: parseGatewayConfig({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp` } } }), log: () => undefined });
+    // As `toolsearch mcp` does: the gateway answers at once, and the first list waits for the server's first start.
+    gateway = await Gateway.start({ config: parseGatewayConfig({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp` } } }), log: () => undefined, waitForUpstreams: false });
     client = await connectInMemory(gateway);
   });
   after(async () => {
@@ -164,7 +165,7 @@ describe("upstream resources and prompts through the gateway (Streamable HTTP up
     everything?.kill("SIGTERM");
   });
 
-  it("lists, reads and gets from an HTTP upstream", async () => {
+  it("lists (waiting for the first start), reads and gets from an HTTP upstream", async () => {
     assert.ok((await client.listResources()).resources.some((r) => r.uri === STATIC_DOC));
     const read = await client.readResource({ uri: STATIC_DOC });
     assert.ok(((read.contents[0] as { text?: string }).text ?? "").length > 0);

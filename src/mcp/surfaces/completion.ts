@@ -21,7 +21,7 @@ export class CompletionSurface implements Surface {
   }
 
   register(session: GatewaySession): void {
-    session.server.setRequestHandler(CompleteRequestSchema, async (request) => this.complete(request.params));
+    session.server.setRequestHandler(CompleteRequestSchema, async (request) => this.registry.whenStarted().then(() => this.complete(request.params)));
   }
 
   async complete(params: CompleteRequest["params"]): Promise<CompleteResult> {

@@ -22,8 +22,10 @@ export class PromptsSurface implements Surface {
   }
 
   register(session: GatewaySession): void {
-    session.server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: this.registry.offers.prompts }));
-    session.server.setRequestHandler(GetPromptRequestSchema, async (request) => this.get(request.params.name, request.params.arguments));
+    // Like the first search, the first list waits for the servers started at launch (they have no manifest yet).
+    const started = () => this.registry.whenStarted();
+    session.server.setRequestHandler(ListPromptsRequestSchema, async () => started().then(() => ({ prompts: this.registry.offers.prompts })));
+    session.server.setRequestHandler(GetPromptRequestSchema, async (request) => started().then(() => this.get(request.params.name, request.params.arguments)));
   }
 
   async get(name: string, args?: Record<string, string>): Promise<GetPromptResult> {

@@ -46,10 +46,13 @@ export class ResourcesSurface implements Surface {
 
   register(session: GatewaySession): void {
     const { server } = session;
-    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: this.listResources() }));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: this.listTemplates() }));
-    server.setRequestHandler(ReadResourceRequestSchema, async (request) => this.read(request.params.uri));
+    // Like the first search, the first list waits for the servers started at launch (they have no manifest yet).
+    const started = () => this.registry.whenStarted();
+    server.setRequestHandler(ListResourcesRequestSchema, async () => started().then(() => ({ resources: this.listResources() })));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => started().then(() => ({ resourceTemplates: this.listTemplates() })));
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => started().then(() => this.read(request.params.uri)));
     server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+      await started();
       await this.follow(session, request.params.uri);
       return {};
     });
