@@ -13,7 +13,10 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ErrorCode, LoggingMessageNotificationSchema, McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode, LoggingMessageNotificationSchema, McpError, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { parseGatewayConfig } from "../../src/mcp/config.js";
 import { Gateway } from "../../src/mcp/gateway.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
@@ -31,7 +34,7 @@ describe("upstream resources and prompts through the gateway (stdio, lazy)", () 
       everything: { command: process.execPath, args: [serverScript("server-everything")], prompts: { deny: ["resource-*"] } },
     },
   });
-  const start = () => Gateway.start({ config, manifests: store, log: () => undefined, upstream: { idleStopMs: 0 } });
+  const start = () => Gateway.start({ config, manifests: store, log: () => undefined, upstream: { idleStopMs: 0, restartDelayMs: 200 } });
 
   before(async () => {
     store = new SqliteStore(join(dir, "store.sqlite"));
@@ -127,6 +130,18 @@ describe("upstream resources and prompts through the gateway (stdio, lazy)", () 
       assert.deepEqual(quietLogs, []);
       await quiet.close();
       await client.unsubscribeResource({ uri: STATIC_DOC });
+    });
+
+    it("sends list_changed for resources and prompts when the server goes down, and lists them again when it is back", async () => {
+      const changed: string[] = [];
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => void changed.push("resources"));
+      client.setNotificationHandler(PromptListChangedNotificationSchema, async () => void changed.push("prompts"));
+      const upstream = gateway.upstreams.get("everything")!;
+      process.kill(upstream.pid!, "SIGKILL");
+      await eventually(() => changed.includes("resources") && changed.includes("prompts"));
+      assert.deepEqual((await client.listPrompts()).prompts, [], "a server that is down offers nothing");
+      await eventually(() => upstream.state === "ready", 300, 100);
+      assert.ok((await client.listResources()).resources.some((r) => r.uri === STATIC_DOC));
     });
   });
 });
