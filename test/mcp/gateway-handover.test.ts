@@ -4,11 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { parseGatewayConfig } from "../../src/mcp/config.js";
 import { Gateway } from "../../src/mcp/gateway.js";
-import { connectInMemory, eventually, FIXTURE_SERVER, foundNames, textOf } from "./helpers.js";
+import { CONFORMANCE_SERVER, connectInMemory, eventually, FIXTURE_SERVER, foundNames, textOf } from "./helpers.js";
 
 const tool = (name: string, description: string) => ({ name, description, input_schema: { type: "object", properties: {} } });
 const quiet = () => {};
@@ -56,6 +56,25 @@ describe("Gateway.handOver", () => {
     await eventually(() => notified === 2);
     assert.deepEqual(await listed(), ["a__echo_text"]);
     assert.equal(textOf(await client.callTool({ name: "a__echo_text", arguments: { text: "moved" } })), "moved");
+    await client.close();
+  });
+  it("serves the new gateway's resources to a moved session and renews its subscriptions there", async () => {
+    const upstream = { conf: { command: process.execPath, args: [CONFORMANCE_SERVER] } };
+    const old = await start({ config: parseGatewayConfig({ mcpServers: upstream }) });
+    const next = await start({ config: parseGatewayConfig({ mcpServers: upstream }) });
+    const client = await connectInMemory(old);
+    const subscribed: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => {
+      if (n.params.logger === "conf" && n.params.data === "subscribed test://watched-resource") subscribed.push(n.params);
+    });
+    await client.subscribeResource({ uri: "test://watched-resource" });
+    await eventually(() => subscribed.length === 1);
+    old.handOver(next);
+    await old.close();
+    await eventually(() => subscribed.length === 2); // the new gateway's upstream was subscribed too
+    const read = await client.readResource({ uri: "test://static-text" });
+    assert.match((read.contents[0] as { text: string }).text, /static text resource/);
+    await client.unsubscribeResource({ uri: "test://watched-resource" });
     await client.close();
   });
 });

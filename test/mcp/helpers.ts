@@ -11,6 +11,8 @@ import type { Gateway } from "../../src/mcp/gateway.js";
 const require = createRequire(import.meta.url);
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const FIXTURE_SERVER = join(ROOT, "test", "fixtures", "mcp", "fixture-server.mjs");
+/** The conformance-style upstream: the test tools, resources and prompts the conformance scenarios ask for. */
+export const CONFORMANCE_SERVER = join(ROOT, "test", "fixtures", "mcp", "conformance-server.mjs");
 export const CLI = join(ROOT, "src", "cli", "main.ts");
 
 /** The entry script of an MCP server package from node_modules (started with `node`, no npx, no network). */
