@@ -251,7 +251,8 @@ export class Upstream {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new ToolsearchError("upstream_timeout", `upstream server "${this.name}" did not answer ${what} within ${this.options.callTimeoutMs} ms; try again later.`);
       }
-      if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) throw error;
+      // The server's own refusal (say, an unknown URI) goes to the client as it is, secrets masked.
+      if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) throw new McpError(error.code, this.redact(error.message.replace(/^MCP error -?\d+: /, "")), error.data);
       this.fail(client, errorText(error));
       throw new ToolsearchError("upstream_unavailable", `${this.describeOutage()}. ${what} was not completed.`);
     }
@@ -426,8 +427,21 @@ export class Upstream {
       if (generation === this.generation && this.subscriptions.has(notification.params.uri)) this.listeners.onResourceUpdated?.(this.name, notification.params.uri);
     });
     client.setNotificationHandler(LoggingMessageNotificationSchema, async (notification) => {
-      if (generation === this.generation) this.listeners.onLog?.(this.name, notification.params);
+      if (generation === this.generation) this.listeners.onLog?.(this.name, { ...notification.params, data: this.redactData(notification.params.data) });
     });
+  }
+
+  /** A log message's data with every secret value masked (the data may be any JSON value). */
+  private redactData(data: unknown): unknown {
+    if (typeof data === "string") return this.redact(data);
+    const json = JSON.stringify(data);
+    const masked = this.redact(json);
+    if (masked === json) return data;
+    try {
+      return JSON.parse(masked);
+    } catch {
+      return masked;
+    }
   }
 
   /** After a (re)start, subscribes again to what the gateway's clients still follow. */

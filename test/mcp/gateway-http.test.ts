@@ -6,38 +6,16 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { childPids, CLI, eventually, foundNames, ROOT, serverScript, textOf } from "./helpers.js";
+import { childPids, CLI, eventually, foundNames, freePort, ROOT, serverScript, textOf, waitForLine } from "./helpers.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
 const TOKEN = "test-token-123";
 const INSPECTOR = join(ROOT, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js");
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Resolves with the first stderr line matching `pattern`. */
-function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    let buffer = "";
-    child.stderr!.on("data", (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const match = buffer.match(pattern);
-      if (match) resolve(match);
-    });
-    child.once("exit", (code) => reject(new Error(`exited with ${code}: ${buffer}`)));
-  });
-}
 
 describe("toolsearch mcp over Streamable HTTP", () => {
   const dir = makeTempDir("toolsearch-mcp-http-");

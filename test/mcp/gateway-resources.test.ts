@@ -9,7 +9,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -21,7 +20,7 @@ import { parseGatewayConfig } from "../../src/mcp/config.js";
 import { Gateway } from "../../src/mcp/gateway.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
-import { childPids, connectInMemory, eventually, serverScript, textOf } from "./helpers.js";
+import { childPids, CONFORMANCE_SERVER, connectInMemory, eventually, freePort, serverScript, textOf, waitForLine } from "./helpers.js";
 
 const STATIC_DOC = "demo://resource/static/document/architecture.md";
 const everythingChildren = () => childPids(process.pid, "server-everything").length;
@@ -146,14 +145,6 @@ describe("upstream resources and prompts through the gateway (stdio, lazy)", () 
   });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe("upstream resources and prompts through the gateway (Streamable HTTP upstream)", () => {
   let everything: ChildProcess;
   let gateway: Gateway;
@@ -162,14 +153,7 @@ describe("upstream resources and prompts through the gateway (Streamable HTTP up
   before(async () => {
     const port = await freePort();
     everything = spawn(process.execPath, [serverScript("server-everything"), "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
-    await new Promise<void>((resolve, reject) => {
-      let buffer = "";
-      everything.stderr!.on("data", (chunk: Buffer) => {
-        buffer += chunk.toString();
-        if (/listening on port/.test(buffer)) resolve();
-      });
-      everything.once("exit", (code) => reject(new Error(`server-everything exited with ${code}: ${buffer}`)));
-    });
+    await waitForLine(everything, /listening on port/);
     // As `toolsearch mcp` does: the gateway answers at once, and the first list waits for the server's first start.
     gateway = await Gateway.start({ config: parseGatewayConfig({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp` } } }), log: () => undefined, waitForUpstreams: false });
     client = await connectInMemory(gateway);
@@ -186,5 +170,25 @@ describe("upstream resources and prompts through the gateway (Streamable HTTP up
     assert.ok(((read.contents[0] as { text?: string }).text ?? "").length > 0);
     const prompt = await client.getPrompt({ name: "remote__simple-prompt" });
     assert.ok(prompt.messages.length >= 1);
+  });
+});
+
+describe("upstream log messages and refusals through the gateway keep secrets out", () => {
+  it("masks a configured secret in a forwarded log message", async () => {
+    const secret = "s3cr3t-value-42";
+    const config = parseGatewayConfig({ mcpServers: { conf: { command: process.execPath, args: [CONFORMANCE_SERVER], env: { API_TOKEN: "${CONF_TOKEN}" } } } }, "test", { CONF_TOKEN: secret });
+    const gateway = await Gateway.start({ config, environment: { CONF_TOKEN: secret }, log: () => undefined });
+    const client = await connectInMemory(gateway);
+    try {
+      const logs: string[] = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void logs.push(String(n.params.data)));
+      // The conformance upstream logs each subscription with its URI; this one routes through its template.
+      await client.subscribeResource({ uri: `test://template/${secret}/data` });
+      await eventually(() => logs.length > 0);
+      assert.deepEqual(logs, ["subscribed test://template/***/data"]);
+    } finally {
+      await client.close();
+      await gateway.close();
+    }
   });
 });

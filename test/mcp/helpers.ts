@@ -1,5 +1,6 @@
 /** Shared helpers of the gateway tests: where the real MCP servers live, clients, and polling without clocks. */
-import { execFileSync } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
+import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,4 +73,26 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A TCP port free on loopback right now (for servers that take a port but cannot report the one they got). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Resolves with the first match of `pattern` in a child's stderr; rejects when the child exits first. */
+export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let buffer = "";
+    child.stderr!.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const match = buffer.match(pattern);
+      if (match) resolve(match);
+    });
+    child.once("exit", (code) => reject(new Error(`exited with ${code}: ${buffer}`)));
+  });
 }
