@@ -83,7 +83,7 @@ describe("mcp collections of toolsearch serve start their servers lazily", () =>
   });
 
   test("after a restart: searchable with no server running; concurrent first calls start only the server they need, once; --idle-stop ends it", async () => {
-    const p = await serve("--idle-stop", "1", "--max-sessions", "1", "--session-idle", "600");
+    const p = await serve("--idle-stop", "5", "--max-sessions", "1", "--session-idle", "600");
     assert.ok((await restSearch(p, "read the knowledge graph")).includes("memory__read_graph"), "searchable from the stored manifest");
     const client = await connect(p);
     assert.ok(foundNames(await client.callTool({ name: "search_tools", arguments: { query: "list directory contents" } })).some((n) => n.startsWith("files__")));
@@ -104,7 +104,7 @@ describe("mcp collections of toolsearch serve start their servers lazily", () =>
     assert.equal(children(p, FILESYSTEM).length, 0, "the server no call needed stayed stopped");
     assert.equal(await upstreams(p, "ready"), 1);
 
-    await eventually(() => children(p, MEMORY).length === 0, 100, 100);
+    await eventually(() => children(p, MEMORY).length === 0, 300, 100);
     assert.ok((await restSearch(p, "read the knowledge graph")).includes("memory__read_graph"), "an idle-stopped server stays searchable");
     // With the client's session still open (its GET stream too): SIGTERM must still end the process, with code 0.
     await stop(p);
