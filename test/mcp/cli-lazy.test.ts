@@ -43,13 +43,13 @@ describe("toolsearch mcp with a manifest store (command line)", () => {
   });
 
   it("second run: searching starts none, a call starts one, --idle-stop ends it", async () => {
-    const { client, pid } = await launch("--idle-stop", "1");
+    const { client, pid } = await launch("--idle-stop", "4");
     const found = foundNames(await client.callTool({ name: "search_tools", arguments: { query: "echo the given text", limit: 10 } }));
     assert.deepEqual(found.filter((n) => n.endsWith("__echo_text")).sort(), NAMES.map((n) => `${n}__echo_text`).sort());
     assert.equal(childPids(pid, FIXTURE_SERVER).length, 0);
     assert.equal(textOf(await client.callTool({ name: "call_tool", arguments: { name: "green__echo_text", arguments: { text: "lazy" } } })), "lazy");
     assert.equal(childPids(pid, FIXTURE_SERVER).length, 1);
-    await eventually(() => childPids(pid, FIXTURE_SERVER).length === 0, 100, 100);
+    await eventually(() => childPids(pid, FIXTURE_SERVER).length === 0, 300, 100);
     await client.close();
   });
 });
