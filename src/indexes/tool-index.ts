@@ -18,6 +18,7 @@ import { HYBRID_CANDIDATES, needsAsync, querySentences, SemanticStore, type Vect
 import { toolEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
 import { Bm25fIndex, type Bm25fOptions } from "../engines/bm25f.js";
+import { candidateScoring, type FitResult, fitLexicalRanking, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
 import { RegexIndex } from "../engines/regex.js";
 import type { Ranked } from "../engines/top-k.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
@@ -51,6 +52,11 @@ export class ToolIndex {
   private deferred: { vectors?: VectorState } | undefined;
   /** Whether every field goes into one bag (plain BM25) rather than its own BM25F field. */
   private readonly bag: boolean;
+  /** Whether the lexical ranking is chosen per catalog (`ToolBm25Options.fit`), and the choice so far. */
+  private readonly autoFit: boolean;
+  private fitted: { ranking: LexicalRanking; size: number; result?: FitResult } | undefined;
+  /** Tools added, replaced or removed since the last fit. */
+  private changesSinceFit = 0;
 
   constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
     this.analyzer = createAnalyzer(options.analyzer);
@@ -59,6 +65,7 @@ export class ToolIndex {
     this.options = options;
     const bm25 = options.bm25 ?? {};
     this.bag = bm25.bag !== undefined;
+    this.autoFit = bm25.fit !== false && !this.bag && bm25.fields === undefined && bm25.k1 === undefined;
     this.bm25Options = {
       k1: bm25.k1 ?? DEFAULT_TOOL_BM25.k1,
       fields: bm25.bag
@@ -89,6 +96,7 @@ export class ToolIndex {
       kind: "tools",
       analyzer: analyzerSettings(this.options.analyzer),
       bag: this.bag,
+      fit: this.autoFit ? this.lexicalRanking : undefined,
       tools: [...this.tools.values()].map(storedTool),
       bm25: { ids: state.ids, terms: state.terms },
       vectors: vectors && { embedder: vectors.embedder, dimensions: vectors.dimensions, ids: vectors.ids, texts: vectors.texts },
@@ -127,6 +135,10 @@ export class ToolIndex {
       throw error instanceof ToolsearchError ? error : invalid((error as Error).message);
     }
     for (const stored of header.tools as StoredTool[]) this.restore(stored);
+    if (this.autoFit && isLexicalRanking(header.fit)) {
+      this.bm25.rescore(candidateScoring(header.fit));
+      this.fitted = { ranking: header.fit, size: this.tools.size };
+    }
     const vectors = header.vectors as Omit<VectorState, "vectors"> | undefined;
     this.deferred = { vectors: vectors && sections.vectors instanceof Float32Array ? { ...vectors, vectors: sections.vectors } : undefined };
   }
@@ -208,6 +220,7 @@ export class ToolIndex {
   /** Removes a tool; returns false when there was none by that name. */
   remove(name: string): boolean {
     if (!this.tools.delete(name)) return false;
+    this.changesSinceFit++;
     this.bm25.remove(name);
     this.regex.remove(name);
     this.semantic.delete(name);
@@ -224,7 +237,7 @@ export class ToolIndex {
     const vector = await this.semantic.embedQuery(query);
     const ranked = engine === "semantic"
       ? this.semantic.rankDense(vector, limit)
-      : this.semantic.rankHybrid(this.bm25.search(this.analyzer.analyze(query), HYBRID_CANDIDATES, { fuzzy: options.fuzzy }), vector, limit);
+      : this.semantic.rankHybrid(this.lexical().search(this.analyzer.analyze(query), HYBRID_CANDIDATES, { fuzzy: options.fuzzy }), vector, limit);
     return ranked.map((hit) => this.toHit(hit));
   }
 
@@ -252,7 +265,7 @@ export class ToolIndex {
     const limit = checkLimit(options.limit);
     const engine = options.engine ?? "bm25";
     let ranked: Ranked[];
-    if (engine === "bm25") ranked = this.bm25.search(this.analyzer.analyze(query), limit, { fuzzy: options.fuzzy });
+    if (engine === "bm25") ranked = this.lexical().search(this.analyzer.analyze(query), limit, { fuzzy: options.fuzzy });
     else if (engine === "regex") {
       this.undefer();
       ranked = this.regex.search(query, limit);
@@ -282,6 +295,7 @@ export class ToolIndex {
       return { ...base, ...placeIn(this.regex.search(query, all), name), fields };
     }
     const terms = this.analyzer.analyze(query);
+    this.lexical();
     const bm25Terms = () => explainedTerms(this.bm25.explain(terms, name, { fuzzy: options.fuzzy }));
     if (engine === "bm25") return { ...base, ...placeIn(this.bm25.search(terms, all, { fuzzy: options.fuzzy }), name), terms: bm25Terms() };
     if (engine !== "semantic" && engine !== "hybrid") this.searchSync(query, { engine }); // throws unknown_engine
@@ -306,6 +320,33 @@ export class ToolIndex {
     const names = this.closestNames(query.trim().replace(/\s+/g, "_"), max);
     const terms = this.analyzer.analyze(query).flatMap((t) => this.bm25.nearTerms(t, 2).map((e) => e.term));
     return [...new Set([...names, ...terms])].slice(0, max);
+  }
+
+  /**
+   * The lexical ranking in use: `fields`, `plain` or `mixed` as chosen for this catalog (see `ToolBm25Options.fit`),
+   * or `custom` when the options set the BM25 parameters themselves.
+   */
+  get lexicalRanking(): LexicalRanking | "custom" {
+    return this.autoFit ? (this.lexical(), this.fitted!.ranking) : "custom";
+  }
+
+  /** The BM25 index, its ranking chosen for this catalog first when that is due (see `ToolBm25Options.fit`). */
+  private lexical(): Bm25fIndex {
+    if (!this.autoFit) return this.bm25;
+    const due = !this.fitted || this.changesSinceFit > Math.max(FIT_MIN_CHANGES, this.fitted.size * FIT_CHANGE_SHARE);
+    if (!due) return this.bm25;
+    const result = fitLexicalRanking({
+      analyzer: this.analyzer,
+      tools: this.list().map((tool) => ({ name: tool.name, texts: toolTexts(tool) })),
+      rank: (query, scoring) => {
+        this.bm25.rescore(scoring);
+        return this.bm25.search(this.analyzer.analyze(query), 10, { fuzzy: false }).map((h) => h.id);
+      },
+    });
+    this.bm25.rescore(candidateScoring(result.ranking));
+    this.fitted = { ranking: result.ranking, size: this.tools.size, result };
+    this.changesSinceFit = 0;
+    return this.bm25;
   }
 
   private toHit(hit: Ranked): ToolHit {
@@ -336,6 +377,7 @@ export class ToolIndex {
 
   private index(tool: Tool): void {
     const texts = toolTexts(tool);
+    this.changesSinceFit++;
     this.tools.set(tool.name, tool);
     const fieldTerms = TOOL_FIELDS.map((field) => this.analyzer.analyze(texts[field]));
     this.bm25.add(tool.name, this.bag ? [fieldTerms.flat()] : fieldTerms);
@@ -343,6 +385,10 @@ export class ToolIndex {
     this.semantic.set(tool.name, toolEmbeddingText(tool, this.embeddingText));
   }
 }
+
+/** The lexical ranking is chosen again once more than this share of the catalog (and `FIT_MIN_CHANGES`) changed. */
+const FIT_CHANGE_SHARE = 0.2;
+const FIT_MIN_CHANGES = 8;
 
 /** A tool as a snapshot keeps it: a tuple, with the schema only when it is not the definition's own. */
 type StoredTool = [string, string, Tool["shape"], Tool["definition"], Record<string, unknown>, string | null, Tool["inputSchema"] | null];
