@@ -5,9 +5,9 @@
  * each rank pseudo-queries made from the catalog's own tools, and the one that finds their sources best is kept.
  *
  * A pseudo-query imitates a request rather than quoting a tool: some content words of a tool's description, maybe a
- * word of its name or of a parameter's description, a few words of an unrelated tool's description (the filler of a
- * long request), and for every other query the words of a second tool as well (a task that needs two tools; both
- * are its answers). Everything is derived from hashes of tool names, so the choice does not depend on catalog order
+ * word of its name or of a parameter's description, a word of an unrelated tool's description (the filler of a
+ * long request; one word: more drowned the name matches that real requests do make), and for every other query the
+ * words of a second tool as well (a task that needs two tools; both are its answers). Everything is derived from hashes of tool names, so the choice does not depend on catalog order
  * and is the same every time it is made (a snapshot stores it; one without it recomputes the same).
  */
 import type { Bm25fScoring } from "../engines/bm25f.js";
@@ -123,7 +123,7 @@ export function pseudoQueries(tools: FitTarget["tools"], analyzer: Analyzer): Ps
         relevant.push(partner.name);
       }
     }
-    if (filler.name !== tool.name && !relevant.includes(filler.name)) parts.push(...words(filler.texts, 3));
+    if (filler.name !== tool.name && !relevant.includes(filler.name)) parts.push(...words(filler.texts, 1));
     if (parts.length < 2) return;
     out.push({ query: shuffle(parts, random).join(" "), relevant });
   });

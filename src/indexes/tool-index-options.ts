@@ -99,6 +99,18 @@ export interface ToolSearchOptions {
   limit?: number;
   /** Typo tolerance for this search (default on; `bm25` only). */
   fuzzy?: boolean;
+  /**
+   * Tool sets for multi-step tasks (`bm25` and `hybrid`; default off): `true` for both parts, or one of them. `clauses`
+   * also searches each clause of a request of several and keeps every clause's best tools near the top; `groups`
+   * lets a server (`server__tool` names) or category whose best member ranks high lift its other members.
+   */
+  sets?: boolean | ToolSetOptions;
+}
+
+/** The parts of `ToolSearchOptions.sets`. */
+export interface ToolSetOptions {
+  clauses?: boolean;
+  groups?: boolean;
 }
 
 /** One search result. */

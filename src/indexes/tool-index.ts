@@ -18,6 +18,7 @@ import { HYBRID_CANDIDATES, needsAsync, querySentences, SemanticStore, type Vect
 import { toolEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
 import { Bm25fIndex, type Bm25fOptions } from "../engines/bm25f.js";
+import { groupOf, liftGroups, mergeClauses, SET_POOL, taskClauses } from "./tool-sets.js";
 import { candidateScoring, type FitResult, fitLexicalRanking, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
 import { RegexIndex } from "../engines/regex.js";
 import type { Ranked } from "../engines/top-k.js";
@@ -32,7 +33,7 @@ import { analyzerSettings, checkAnalyzer, decodeSnapshot, encodeSnapshot, invali
 import { REGEX_FIELD_NAMES, regexFields, TOOL_FIELDS, toolTexts } from "./tool-fields.js";
 import {
   DEFAULT_LIMIT, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
-  TOOL_ENGINES, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions,
+  TOOL_ENGINES, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions, type ToolSetOptions,
 } from "./tool-index-options.js";
 
 export class ToolIndex {
@@ -235,10 +236,11 @@ export class ToolIndex {
     this.undefer();
     await this.semantic.prepare();
     const vector = await this.semantic.embedQuery(query);
-    const ranked = engine === "semantic"
-      ? this.semantic.rankDense(vector, limit)
-      : this.semantic.rankHybrid(this.lexical().search(this.analyzer.analyze(query), HYBRID_CANDIDATES, { fuzzy: options.fuzzy }), vector, limit);
-    return ranked.map((hit) => this.toHit(hit));
+    if (engine === "semantic") return this.semantic.rankDense(vector, limit).map((hit) => this.toHit(hit));
+    const sets = setParts(options.sets);
+    const lexical = this.lexicalSets(query, HYBRID_CANDIDATES, options.fuzzy, sets.clauses);
+    const fused = this.semantic.rankHybrid(lexical, vector, sets.groups ? Math.max(limit, SET_POOL) : limit);
+    return this.withGroups(fused, sets.groups).slice(0, limit).map((hit) => this.toHit(hit));
   }
 
   /**
@@ -265,7 +267,11 @@ export class ToolIndex {
     const limit = checkLimit(options.limit);
     const engine = options.engine ?? "bm25";
     let ranked: Ranked[];
-    if (engine === "bm25") ranked = this.lexical().search(this.analyzer.analyze(query), limit, { fuzzy: options.fuzzy });
+    const sets = setParts(options.sets);
+    if (engine === "bm25" && (sets.clauses || sets.groups)) {
+      ranked = this.withGroups(this.lexicalSets(query, Math.max(limit, SET_POOL), options.fuzzy, sets.clauses), sets.groups).slice(0, limit);
+    }
+    else if (engine === "bm25") ranked = this.lexical().search(this.analyzer.analyze(query), limit, { fuzzy: options.fuzzy });
     else if (engine === "regex") {
       this.undefer();
       ranked = this.regex.search(query, limit);
@@ -328,6 +334,18 @@ export class ToolIndex {
    */
   get lexicalRanking(): LexicalRanking | "custom" {
     return this.autoFit ? (this.lexical(), this.fitted!.ranking) : "custom";
+  }
+
+  /** The BM25 ranking of a request, merged with its clauses' rankings when asked (see `tool-sets.ts`). */
+  private lexicalSets(query: string, pool: number, fuzzy: boolean | undefined, clauses: boolean): Ranked[] {
+    const rank = (text: string) => this.lexical().search(this.analyzer.analyze(text), pool, { fuzzy });
+    const whole = rank(query);
+    return clauses ? mergeClauses(whole, taskClauses(query).map(rank)).slice(0, pool) : whole;
+  }
+
+  /** Lifts the members of strong groups when asked (see `tool-sets.ts`). */
+  private withGroups(ranked: Ranked[], groups: boolean): Ranked[] {
+    return groups ? liftGroups(ranked, (id) => groupOf(this.tools.get(id)!)) : ranked;
   }
 
   /** The BM25 index, its ranking chosen for this catalog first when that is due (see `ToolBm25Options.fit`). */
@@ -396,6 +414,12 @@ type StoredTool = [string, string, Tool["shape"], Tool["definition"], Record<str
 function storedTool(tool: Tool): StoredTool {
   const schema = tool.inputSchema === tool.definition.input_schema ? null : tool.inputSchema;
   return [tool.name, tool.description, tool.shape, tool.definition, tool.extras, tool.title ?? null, schema];
+}
+
+/** Which parts of tool sets a search asked for. */
+function setParts(sets: ToolSearchOptions["sets"]): Required<ToolSetOptions> {
+  if (typeof sets === "object") return { clauses: sets.clauses === true, groups: sets.groups === true };
+  return { clauses: sets === true, groups: sets === true };
 }
 
 /** Validates a result limit (1–50, default 5). */
