@@ -7,8 +7,7 @@
  * - groups: tools of one server (`server__tool`), namespace or category (an OpenAPI import puts the tag there) are
  *   often used together, so a group whose best member ranks high lifts its other members.
  */
-import type { Ranked } from "../engines/top-k.js";
-import { compareRanked } from "../engines/top-k.js";
+import { compareRanked, type Ranked } from "../engines/top-k.js";
 import type { Tool } from "../catalog/tool.js";
 
 /** How far a group's best other member lifts a tool, as a share of the candidates' score range. */
@@ -34,38 +33,34 @@ export function groupOf(tool: Tool): string | undefined {
 export function taskClauses(query: string): string[] {
   const parts = query
     .split(/[.!?;]+\s+|[.!?;]+$|\s*,\s*|\s+(?:and then|and also|and|then|also|as well as|plus)\s+/i)
-    .map((p) => p.trim())
+    .map((p) => p.trim().replace(/^(?:and|then|also)\s+/i, ""))
     .filter((p) => p.split(/\s+/).length >= 3);
   return parts.length >= 2 ? parts : [];
 }
 
 /**
  * Merges the ranking of a whole request with its clauses' rankings: each tool scores its share of the whole
- * request's best score plus its best share among the clauses (each list scaled by its own best), so the top tool of
- * every clause stands beside the top tools of the whole. Without clauses the ranking is returned unchanged.
+ * request's score range plus its best share among the clauses' (1 for a list's best, 0 for its last), so that a tool
+ * that is best for one part of the request climbs beside those that match the whole. Without clauses the ranking is returned unchanged.
  */
 export function mergeClauses(whole: Ranked[], clauses: Ranked[][]): Ranked[] {
   if (clauses.length === 0) return whole;
-  const scores = new Map<string, number>();
-  const add = (list: Ranked[], combine: (old: number, value: number) => number) => {
-    const top = list[0]?.score ?? 0;
-    const low = list.length ? list[list.length - 1].score : 0;
-    const span = top - low;
-    for (const hit of list) {
-      const value = span > 0 ? (hit.score - low) / span : 1;
-      scores.set(hit.id, combine(scores.get(hit.id) ?? 0, value));
-    }
-  };
-  add(whole, (old, value) => old + value);
+  const shares = new Map<string, number>();
   const best = new Map<string, number>();
-  for (const list of clauses) {
-    const top = list[0]?.score ?? 0;
-    const low = list.length ? list[list.length - 1].score : 0;
-    const span = top - low;
-    for (const hit of list) best.set(hit.id, Math.max(best.get(hit.id) ?? 0, span > 0 ? (hit.score - low) / span : 1));
-  }
-  for (const [id, value] of best) scores.set(id, (scores.get(id) ?? 0) + value);
-  return [...scores].map(([id, score]) => ({ id, score })).sort(compareRanked);
+  for (const [id, share] of scaled(whole)) shares.set(id, share);
+  for (const list of clauses) for (const [id, share] of scaled(list)) best.set(id, Math.max(best.get(id) ?? 0, share));
+  const ids = new Set([...shares.keys(), ...best.keys()]);
+  // A sum rather than the larger share: the larger (a round robin of the lists) measured no better on the multi-tool
+  // variants and lets a clause's weak second outrank the whole request's strong second.
+  return [...ids].map((id) => ({ id, score: (shares.get(id) ?? 0) + (best.get(id) ?? 0) })).sort(compareRanked);
+}
+
+/** Each hit's place in its list's score range: 1 for the best, 0 for the last. */
+function scaled(list: Ranked[]): [string, number][] {
+  const top = list[0]?.score ?? 0;
+  const low = list.length ? list[list.length - 1].score : 0;
+  const span = top - low;
+  return list.map((hit) => [hit.id, span > 0 ? (hit.score - low) / span : 1]);
 }
 
 /**
