@@ -52,6 +52,7 @@ describe("ToolIndex search with sets", () => {
   const index = new ToolIndex(normalizeTools([
     tool("news__headlines", "Latest news headlines about a company or topic"),
     tool("news__archive", "Search old news articles by keyword"),
+    tool("news__search", "Search news articles and news headlines about a company"),
     tool("blog__posts", "Latest blog posts and news commentary about a company"),
     tool("finance__quote", "Stock quote: the current share price of a listed company"),
     tool("finance__chart", "Chart of a share price over time"),
@@ -59,9 +60,20 @@ describe("ToolIndex search with sets", () => {
   ]), { bm25: { fit: false } });
   const query = "show the latest news headlines about Tesla and chart its share price over the year";
 
-  it("finds a tool for each part of a two-part request in the top 2 with clauses", () => {
-    const top = index.searchSync(query, { limit: 2, sets: { clauses: true } }).map((h) => h.name);
-    assert.deepEqual(new Set(top), new Set(["news__headlines", "finance__chart"]));
+  it("with clauses, ranks the request merged with each clause's own ranking", () => {
+    const clauses = taskClauses(query);
+    assert.equal(clauses.length, 2);
+    const rank = (text: string) => index.searchSync(text, { limit: 50 }).map((h) => ({ id: h.name, score: h.score }));
+    const expected = mergeClauses(rank(query), clauses.map(rank)).slice(0, 3).map((h) => h.id);
+    assert.deepEqual(index.searchSync(query, { limit: 3, sets: { clauses: true } }).map((h) => h.name), expected);
+    assert.ok(expected.includes("finance__chart") && expected.includes("news__headlines"));
+  });
+
+  it("with groups, lifts the sibling of a strong tool", () => {
+    const plain = index.searchSync("latest headlines", { limit: 6 }).map((h) => h.name);
+    const lifted = index.searchSync("latest headlines", { limit: 6, sets: { groups: true } }).map((h) => h.name);
+    assert.deepEqual(plain.slice(0, 2), ["news__headlines", "blog__posts"]);
+    assert.deepEqual(lifted.slice(0, 2), ["news__headlines", "news__search"], "the leader's sibling passes the other server's tool");
   });
 
   it("leaves the ranking as it was when sets are off", () => {
