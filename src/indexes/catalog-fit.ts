@@ -12,6 +12,7 @@
  */
 import type { Bm25fScoring } from "../engines/bm25f.js";
 import { ndcgAt } from "../eval/metrics.js";
+import { seededRandom } from "../eval/seeded-random.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { TOOL_FIELDS, type ToolTexts } from "./tool-fields.js";
 import { DEFAULT_TOOL_BM25, type FieldWeight } from "./tool-index-options.js";
@@ -110,7 +111,7 @@ export function pseudoQueries(tools: FitTarget["tools"], analyzer: Analyzer): Ps
   const contentWords = (text: string) => [...new Set(text.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? [])].filter((w) => analyzer.analyze(w).length > 0);
   const out: PseudoQuery[] = [];
   sources.forEach((tool, i) => {
-    const random = generator(hash(tool.name));
+    const random = seededRandom(hash(tool.name));
     const words = (t: ToolTexts, n: number) => pick(contentWords(t.description), n, random);
     const filler = byHash[(i * 7919 + 13) % byHash.length];
     const parts = [...words(tool.texts, 3), ...pick(contentWords(tool.texts.name.replace(/[_\-.]+/g, " ")), random() < 0.5 ? 1 : 0, random)];
@@ -135,18 +136,6 @@ function hash(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
   return h;
-}
-
-/** mulberry32: a small seeded generator, so that the queries are the same on every run. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function pick(words: string[], n: number, random: () => number): string[] {
