@@ -39,7 +39,16 @@ export interface Bm25fOptions {
    * Kept well below 1 so that an exact match on a term outranks a fuzzy match on an equally rare one.
    */
   fuzzyPenalty?: number;
+  /**
+   * Where length is normalized: per field (`field`, BM25F, the default), or once over the whole item with one `b`
+   * (`{ document: b }`): the fields' weighted frequencies summed, divided by the item's total length against the
+   * average. With every weight 1 that is plain BM25 over the bag of all fields, so one index can rank both ways.
+   */
+  normalization?: "field" | { document: number };
 }
+
+/** What `Bm25fIndex.rescore` may change without re-indexing: the postings keep raw frequencies per field. */
+export type Bm25fScoring = Pick<Bm25fOptions, "k1" | "normalization"> & { fields: Pick<FieldOptions, "weight" | "b">[] };
 
 /** One query term's share of an id's score from one field (see `Bm25fIndex.explain`). */
 export interface TermContribution {
@@ -101,8 +110,10 @@ class FieldPacking {
 }
 
 export class Bm25fIndex {
-  private readonly fields: Required<FieldOptions>[];
-  private readonly k1: number;
+  private fields: Required<FieldOptions>[];
+  private k1: number;
+  /** The `b` of whole-item length normalization, or undefined for per-field (see `Bm25fOptions.normalization`). */
+  private documentB: number | undefined;
   private readonly fuzzyPenalty: number;
   private readonly packing: FieldPacking;
   private readonly postings = new Map<string, Posting>();
@@ -123,10 +134,23 @@ export class Bm25fIndex {
   constructor(options: Bm25fOptions) {
     this.fields = options.fields.map((f) => ({ name: f.name, weight: f.weight ?? 1, b: f.b ?? 0.75 }));
     this.k1 = options.k1 ?? 1.2;
+    this.documentB = documentB(options.normalization);
     this.fuzzyPenalty = options.fuzzyPenalty ?? 0.4;
     this.vocabulary = options.fuzzy === false ? undefined : new FuzzyVocabulary(options.fuzzy);
     this.totalLengths = this.fields.map(() => 0);
     this.packing = new FieldPacking(this.fields.length);
+  }
+
+  /**
+   * Changes field weights, `b`, `k1` and normalization in place: the postings hold raw frequencies per field, so
+   * only the cached pseudo-frequencies are dropped (they are remade per term on next use).
+   */
+  rescore(scoring: Bm25fScoring): void {
+    if (scoring.fields.length !== this.fields.length) throw new Error(`Bm25fIndex.rescore: expected ${this.fields.length} fields, got ${scoring.fields.length}`);
+    this.fields = this.fields.map((f, i) => ({ name: f.name, weight: scoring.fields[i].weight ?? 1, b: scoring.fields[i].b ?? 0.75 }));
+    this.k1 = scoring.k1 ?? 1.2;
+    this.documentB = documentB(scoring.normalization);
+    this.normVersion++;
   }
 
   /** Number of indexed ids. */
@@ -281,13 +305,11 @@ export class Bm25fIndex {
     const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
     const pseudo = this.pseudoFrequencies(posting)[at];
     const total = pseudo > 0 ? (weight * idf * (this.k1 + 1) * pseudo) / (pseudo + this.k1) : 0;
-    const n = this.fields.length;
-    const avgLive = Math.max(1, live);
+    const norms = this.norms();
     this.fields.forEach((field, f) => {
       const tf = this.packing.get(posting.tfs[at], f);
       if (tf === 0) return;
-      const avg = this.totalLengths[f] / avgLive || 1;
-      const part = (field.weight * tf) / (1 - field.b + (field.b * this.lengths[slot * n + f]) / avg);
+      const part = (field.weight * tf) / this.lengthNorm(norms, slot, f);
       out.push({ ...match, field: field.name, contribution: pseudo > 0 ? (total * part) / pseudo : 0 });
     });
   }
@@ -415,8 +437,7 @@ export class Bm25fIndex {
   private pseudoFrequencies(posting: Posting): Float64Array {
     if (posting.pseudo && posting.version === this.normVersion) return posting.pseudo;
     const n = this.fields.length;
-    const live = Math.max(1, this.slotOf.size);
-    const norms = this.fields.map((f, i) => ({ w: f.weight, b: f.b, avg: this.totalLengths[i] / live || 1 }));
+    const norms = this.norms();
     const pseudo = new Float64Array(posting.slots.length);
     let max = 0;
     for (let i = 0; i < posting.slots.length; i++) {
@@ -426,8 +447,7 @@ export class Bm25fIndex {
       for (let f = 0; f < n; f++) {
         const tf = this.packing.get(packed, f);
         if (tf === 0) continue;
-        const { w, b, avg } = norms[f];
-        sum += (w * tf) / (1 - b + (b * this.lengths[slot * n + f]) / avg);
+        sum += (this.fields[f].weight * tf) / this.lengthNorm(norms, slot, f);
       }
       pseudo[i] = sum;
       if (sum > max) max = sum;
@@ -436,6 +456,25 @@ export class Bm25fIndex {
     posting.maxPseudo = max;
     posting.version = this.normVersion;
     return pseudo;
+  }
+
+  /** Average length per field and of a whole item, over the live ids. */
+  private norms(): { avg: number[]; avgTotal: number } {
+    const live = Math.max(1, this.slotOf.size);
+    const avg = this.totalLengths.map((total) => total / live || 1);
+    return { avg, avgTotal: this.totalLengths.reduce((a, b) => a + b, 0) / live || 1 };
+  }
+
+  /** The length normalization of field `f` of `slot`: its own (BM25F) or the whole item's (`normalization`). */
+  private lengthNorm(norms: { avg: number[]; avgTotal: number }, slot: number, f: number): number {
+    const n = this.fields.length;
+    if (this.documentB === undefined) {
+      const b = this.fields[f].b;
+      return 1 - b + (b * this.lengths[slot * n + f]) / norms.avg[f];
+    }
+    let length = 0;
+    for (let g = 0; g < n; g++) length += this.lengths[slot * n + g];
+    return 1 - this.documentB + (this.documentB * length) / norms.avgTotal;
   }
 
   private addPosting(term: string, slot: number, tf: number): void {
@@ -519,6 +558,10 @@ function dropHopeless(run: SearchRun, rest: number): void {
     else scores[slot] = 0;
   }
   run.count = kept;
+}
+
+function documentB(normalization: Bm25fOptions["normalization"]): number | undefined {
+  return typeof normalization === "object" ? normalization.document : undefined;
 }
 
 function countTerms(terms: string[]): Map<string, number> {

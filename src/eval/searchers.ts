@@ -6,7 +6,7 @@
 import { DocumentIndex } from "../indexes/document-index.js";
 import { type DocumentEngine, PLAIN_DOCUMENT_BM25 } from "../indexes/document-index-options.js";
 import { ToolIndex } from "../indexes/tool-index.js";
-import { PLAIN_TOOL_BM25, type ToolEngine } from "../indexes/tool-index-options.js";
+import { PLAIN_TOOL_BM25, type ToolEngine, type ToolSearchOptions } from "../indexes/tool-index-options.js";
 import { patternFromQuery } from "./regex-pattern.js";
 import type { Explainer } from "./report-data.js";
 import type { Searcher } from "./runner.js";
@@ -19,19 +19,37 @@ const TOP = 10;
  */
 export const PLAIN_ENGINE = "bm25-plain";
 
+/**
+ * Tool-set variants `eval` can run beside an engine: `bm25+sets` is `bm25` with `sets: true`, `hybrid+clauses` with
+ * clauses only, and so on (see `ToolSearchOptions.sets`).
+ */
+export const SET_VARIANTS = { "+sets": true, "+clauses": { clauses: true }, "+groups": { groups: true } } as const;
+
+/** The engine and tool-set options of an eval engine name such as `hybrid+sets`, or undefined for another name. */
+export function setVariant(name: string): { engine: "bm25" | "hybrid"; sets: ToolSearchOptions["sets"] } | undefined {
+  const match = /^(bm25|hybrid)(\+sets|\+clauses|\+groups)$/.exec(name);
+  return match ? { engine: match[1] as "bm25" | "hybrid", sets: SET_VARIANTS[match[2] as keyof typeof SET_VARIANTS] } : undefined;
+}
+
 /** A searcher per engine over a tool index, and one explainer that explains with the same query each engine saw. */
-export function toolEvaluators(index: ToolIndex, engines: (ToolEngine | typeof PLAIN_ENGINE)[]): { searchers: Record<string, Searcher>; explain: Explainer } {
+export function toolEvaluators(index: ToolIndex, engines: (ToolEngine | typeof PLAIN_ENGINE | string)[]): { searchers: Record<string, Searcher>; explain: Explainer } {
   const plain = engines.includes(PLAIN_ENGINE) ? new ToolIndex(index.list(), { bm25: PLAIN_TOOL_BM25 }) : undefined;
   const searchers: Record<string, Searcher> = {};
   for (const engine of engines) {
+    const variant = setVariant(engine);
+    if (variant) {
+      searchers[engine] = async (q) => (await index.search(q, { engine: variant.engine, sets: variant.sets, limit: TOP })).map((h) => h.name);
+      continue;
+    }
     searchers[engine] = engine === PLAIN_ENGINE
       ? (q) => plain!.searchSync(q, { limit: TOP }).map((h) => h.name)
       : engine === "regex"
         ? (q) => index.searchSync(patternFromQuery(q), { engine: "regex", limit: TOP }).map((h) => h.name)
-        : async (q) => (await index.search(q, { engine, limit: TOP })).map((h) => h.name);
+        : async (q) => (await index.search(q, { engine: engine as ToolEngine, limit: TOP })).map((h) => h.name);
   }
   const explain: Explainer = (engine, q, id) =>
     engine === PLAIN_ENGINE ? plain!.explain(q, id, { engine: "bm25" })
+      : setVariant(engine) ? index.explain(q, id, { engine: setVariant(engine)!.engine })
       : engine === "regex" ? index.explain(patternFromQuery(q), id, { engine: "regex" })
       : index.explain(q, id, { engine: engine as ToolEngine });
   return { searchers, explain };

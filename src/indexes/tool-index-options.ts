@@ -25,6 +25,13 @@ export interface ToolBm25Options {
    * weights are then ignored): plain BM25, the reference the defaults are measured against (`PLAIN_TOOL_BM25`).
    */
   bag?: { b: number };
+  /**
+   * Choose the lexical ranking per catalog (default true when neither `k1`, `fields` nor `bag` is given): BM25F with
+   * the default weights, plain BM25, or the default weights normalized over the whole tool, whichever finds the
+   * sources of pseudo-queries made from the catalog's own tools best (`src/indexes/catalog-fit.ts`). Remade when a
+   * fifth of the catalog has changed since; kept in snapshots. `false` keeps the default weights.
+   */
+  fit?: boolean;
 }
 
 /**
@@ -41,7 +48,7 @@ export interface ToolBm25Options {
  *   field in one bag, still won on such a variant; at 0 it won on a held-out set.)
  * Settings fitted by coordinate ascent moved far from these and generalized worse in leave-one-set-out runs.
  */
-export const DEFAULT_TOOL_BM25: Required<Omit<ToolBm25Options, "fuzzy" | "bag">> & { fields: Record<keyof ToolTexts, FieldWeight> } = {
+export const DEFAULT_TOOL_BM25: Required<Omit<ToolBm25Options, "fuzzy" | "bag" | "fit">> & { fields: Record<keyof ToolTexts, FieldWeight> } = {
   k1: 1.2,
   fields: {
     name: { weight: 2, b: 0.75 },
@@ -92,6 +99,18 @@ export interface ToolSearchOptions {
   limit?: number;
   /** Typo tolerance for this search (default on; `bm25` only). */
   fuzzy?: boolean;
+  /**
+   * Tool sets for multi-step tasks (`bm25` and `hybrid`; default off): `true` for both parts, or one of them. `clauses`
+   * also searches each clause of a request of several and keeps every clause's best tools near the top; `groups`
+   * lets a server (`server__tool` names) or category whose best member ranks high lift its other members.
+   */
+  sets?: boolean | ToolSetOptions;
+}
+
+/** The parts of `ToolSearchOptions.sets`. */
+export interface ToolSetOptions {
+  clauses?: boolean;
+  groups?: boolean;
 }
 
 /** One search result. */

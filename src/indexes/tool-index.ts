@@ -18,6 +18,8 @@ import { HYBRID_CANDIDATES, needsAsync, querySentences, SemanticStore, type Vect
 import { toolEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
 import { Bm25fIndex, type Bm25fOptions } from "../engines/bm25f.js";
+import { groupOf, liftGroups, mergeClauses, SET_POOL, taskClauses } from "./tool-sets.js";
+import { candidateScoring, type FitResult, fitLexicalRanking, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
 import { RegexIndex } from "../engines/regex.js";
 import type { Ranked } from "../engines/top-k.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
@@ -31,7 +33,7 @@ import { analyzerSettings, checkAnalyzer, decodeSnapshot, encodeSnapshot, invali
 import { REGEX_FIELD_NAMES, regexFields, TOOL_FIELDS, toolTexts } from "./tool-fields.js";
 import {
   DEFAULT_LIMIT, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
-  TOOL_ENGINES, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions,
+  TOOL_ENGINES, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions, type ToolSetOptions,
 } from "./tool-index-options.js";
 
 export class ToolIndex {
@@ -51,6 +53,11 @@ export class ToolIndex {
   private deferred: { vectors?: VectorState } | undefined;
   /** Whether every field goes into one bag (plain BM25) rather than its own BM25F field. */
   private readonly bag: boolean;
+  /** Whether the lexical ranking is chosen per catalog (`ToolBm25Options.fit`), and the choice so far. */
+  private readonly autoFit: boolean;
+  private fitted: { ranking: LexicalRanking; size: number; result?: FitResult } | undefined;
+  /** Tools added, replaced or removed since the last fit. */
+  private changesSinceFit = 0;
 
   constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
     this.analyzer = createAnalyzer(options.analyzer);
@@ -59,6 +66,7 @@ export class ToolIndex {
     this.options = options;
     const bm25 = options.bm25 ?? {};
     this.bag = bm25.bag !== undefined;
+    this.autoFit = bm25.fit !== false && !this.bag && bm25.fields === undefined && bm25.k1 === undefined;
     this.bm25Options = {
       k1: bm25.k1 ?? DEFAULT_TOOL_BM25.k1,
       fields: bm25.bag
@@ -89,6 +97,7 @@ export class ToolIndex {
       kind: "tools",
       analyzer: analyzerSettings(this.options.analyzer),
       bag: this.bag,
+      fit: this.autoFit ? this.lexicalRanking : undefined,
       tools: [...this.tools.values()].map(storedTool),
       bm25: { ids: state.ids, terms: state.terms },
       vectors: vectors && { embedder: vectors.embedder, dimensions: vectors.dimensions, ids: vectors.ids, texts: vectors.texts },
@@ -127,6 +136,10 @@ export class ToolIndex {
       throw error instanceof ToolsearchError ? error : invalid((error as Error).message);
     }
     for (const stored of header.tools as StoredTool[]) this.restore(stored);
+    if (this.autoFit && isLexicalRanking(header.fit)) {
+      this.bm25.rescore(candidateScoring(header.fit));
+      this.fitted = { ranking: header.fit, size: this.tools.size };
+    }
     const vectors = header.vectors as Omit<VectorState, "vectors"> | undefined;
     this.deferred = { vectors: vectors && sections.vectors instanceof Float32Array ? { ...vectors, vectors: sections.vectors } : undefined };
   }
@@ -208,6 +221,7 @@ export class ToolIndex {
   /** Removes a tool; returns false when there was none by that name. */
   remove(name: string): boolean {
     if (!this.tools.delete(name)) return false;
+    this.changesSinceFit++;
     this.bm25.remove(name);
     this.regex.remove(name);
     this.semantic.delete(name);
@@ -222,10 +236,11 @@ export class ToolIndex {
     this.undefer();
     await this.semantic.prepare();
     const vector = await this.semantic.embedQuery(query);
-    const ranked = engine === "semantic"
-      ? this.semantic.rankDense(vector, limit)
-      : this.semantic.rankHybrid(this.bm25.search(this.analyzer.analyze(query), HYBRID_CANDIDATES, { fuzzy: options.fuzzy }), vector, limit);
-    return ranked.map((hit) => this.toHit(hit));
+    if (engine === "semantic") return this.semantic.rankDense(vector, limit).map((hit) => this.toHit(hit));
+    const sets = setParts(options.sets);
+    const lexical = this.lexicalSets(query, HYBRID_CANDIDATES, options.fuzzy, sets.clauses);
+    const fused = this.semantic.rankHybrid(lexical, vector, sets.groups ? Math.max(limit, SET_POOL) : limit);
+    return this.withGroups(fused, sets.groups).slice(0, limit).map((hit) => this.toHit(hit));
   }
 
   /**
@@ -252,7 +267,11 @@ export class ToolIndex {
     const limit = checkLimit(options.limit);
     const engine = options.engine ?? "bm25";
     let ranked: Ranked[];
-    if (engine === "bm25") ranked = this.bm25.search(this.analyzer.analyze(query), limit, { fuzzy: options.fuzzy });
+    const sets = setParts(options.sets);
+    if (engine === "bm25" && (sets.clauses || sets.groups)) {
+      ranked = this.withGroups(this.lexicalSets(query, Math.max(limit, SET_POOL), options.fuzzy, sets.clauses), sets.groups).slice(0, limit);
+    }
+    else if (engine === "bm25") ranked = this.lexical().search(this.analyzer.analyze(query), limit, { fuzzy: options.fuzzy });
     else if (engine === "regex") {
       this.undefer();
       ranked = this.regex.search(query, limit);
@@ -282,6 +301,7 @@ export class ToolIndex {
       return { ...base, ...placeIn(this.regex.search(query, all), name), fields };
     }
     const terms = this.analyzer.analyze(query);
+    this.lexical();
     const bm25Terms = () => explainedTerms(this.bm25.explain(terms, name, { fuzzy: options.fuzzy }));
     if (engine === "bm25") return { ...base, ...placeIn(this.bm25.search(terms, all, { fuzzy: options.fuzzy }), name), terms: bm25Terms() };
     if (engine !== "semantic" && engine !== "hybrid") this.searchSync(query, { engine }); // throws unknown_engine
@@ -306,6 +326,45 @@ export class ToolIndex {
     const names = this.closestNames(query.trim().replace(/\s+/g, "_"), max);
     const terms = this.analyzer.analyze(query).flatMap((t) => this.bm25.nearTerms(t, 2).map((e) => e.term));
     return [...new Set([...names, ...terms])].slice(0, max);
+  }
+
+  /**
+   * The lexical ranking in use: `fields`, `plain` or `mixed` as chosen for this catalog (see `ToolBm25Options.fit`),
+   * or `custom` when the options set the BM25 parameters themselves.
+   */
+  get lexicalRanking(): LexicalRanking | "custom" {
+    return this.autoFit ? (this.lexical(), this.fitted!.ranking) : "custom";
+  }
+
+  /** The BM25 ranking of a request, merged with its clauses' rankings when asked (see `tool-sets.ts`). */
+  private lexicalSets(query: string, pool: number, fuzzy: boolean | undefined, clauses: boolean): Ranked[] {
+    const rank = (text: string) => this.lexical().search(this.analyzer.analyze(text), pool, { fuzzy });
+    const whole = rank(query);
+    return clauses ? mergeClauses(whole, taskClauses(query).map(rank)).slice(0, pool) : whole;
+  }
+
+  /** Lifts the members of strong groups when asked (see `tool-sets.ts`). */
+  private withGroups(ranked: Ranked[], groups: boolean): Ranked[] {
+    return groups ? liftGroups(ranked, (id) => groupOf(this.tools.get(id)!)) : ranked;
+  }
+
+  /** The BM25 index, its ranking chosen for this catalog first when that is due (see `ToolBm25Options.fit`). */
+  private lexical(): Bm25fIndex {
+    if (!this.autoFit) return this.bm25;
+    const due = !this.fitted || this.changesSinceFit > Math.max(FIT_MIN_CHANGES, this.fitted.size * FIT_CHANGE_SHARE);
+    if (!due) return this.bm25;
+    const result = fitLexicalRanking({
+      analyzer: this.analyzer,
+      tools: this.list().map((tool) => ({ name: tool.name, texts: toolTexts(tool) })),
+      rank: (query, scoring) => {
+        this.bm25.rescore(scoring);
+        return this.bm25.search(this.analyzer.analyze(query), 10, { fuzzy: false }).map((h) => h.id);
+      },
+    });
+    this.bm25.rescore(candidateScoring(result.ranking));
+    this.fitted = { ranking: result.ranking, size: this.tools.size, result };
+    this.changesSinceFit = 0;
+    return this.bm25;
   }
 
   private toHit(hit: Ranked): ToolHit {
@@ -336,6 +395,7 @@ export class ToolIndex {
 
   private index(tool: Tool): void {
     const texts = toolTexts(tool);
+    this.changesSinceFit++;
     this.tools.set(tool.name, tool);
     const fieldTerms = TOOL_FIELDS.map((field) => this.analyzer.analyze(texts[field]));
     this.bm25.add(tool.name, this.bag ? [fieldTerms.flat()] : fieldTerms);
@@ -344,12 +404,22 @@ export class ToolIndex {
   }
 }
 
+/** The lexical ranking is chosen again once more than this share of the catalog (and `FIT_MIN_CHANGES`) changed. */
+const FIT_CHANGE_SHARE = 0.2;
+const FIT_MIN_CHANGES = 8;
+
 /** A tool as a snapshot keeps it: a tuple, with the schema only when it is not the definition's own. */
 type StoredTool = [string, string, Tool["shape"], Tool["definition"], Record<string, unknown>, string | null, Tool["inputSchema"] | null];
 
 function storedTool(tool: Tool): StoredTool {
   const schema = tool.inputSchema === tool.definition.input_schema ? null : tool.inputSchema;
   return [tool.name, tool.description, tool.shape, tool.definition, tool.extras, tool.title ?? null, schema];
+}
+
+/** Which parts of tool sets a search asked for. */
+function setParts(sets: ToolSearchOptions["sets"]): Required<ToolSetOptions> {
+  if (typeof sets === "object") return { clauses: sets.clauses === true, groups: sets.groups === true };
+  return { clauses: sets === true, groups: sets === true };
 }
 
 /** Validates a result limit (1–50, default 5). */

@@ -77,6 +77,18 @@ describe("toolsearch eval", () => {
     assert.equal(report.engines.bm25["recall@1"], 1);
   });
 
+  it("runs the tool-set variants beside their engine, and refuses an unknown variant", () => {
+    const queries = tempFile("multi-queries.jsonl", JSON.stringify({ id: "m1", query: "weather in Paris tomorrow and the share price of a ticker", relevant: ["get_weather", "get_stock_price"] }));
+    const { code, stdout } = runCli(["eval", "--catalog", catalog, "--queries", queries, "--engine", "bm25,bm25+clauses,bm25+sets", "--json"]);
+    assert.equal(code, 0);
+    const report = JSON.parse(stdout);
+    assert.deepEqual(Object.keys(report.engines), ["bm25", "bm25+clauses", "bm25+sets"]);
+    assert.equal(report.engines["bm25+clauses"]["recall@5"], 1);
+    const bad = runCli(["eval", "--catalog", catalog, "--queries", queries, "--engine", "regex+sets"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /unknown engine "regex\+sets"/);
+  });
+
   it("refuses queries whose labels are not in the catalog", () => {
     const queries = tempFile("bad-queries.jsonl", JSON.stringify({ id: "q1", query: "x", relevant: ["no_such_tool"] }));
     const { code, stderr } = runCli(["eval", "--catalog", catalog, "--queries", queries]);

@@ -71,3 +71,28 @@ describe("Bm25fIndex", () => {
     assert.throws(() => build().add("bad", [["x"]]), /expected 2 fields/);
   });
 });
+
+describe("Bm25fIndex.rescore", () => {
+  it("with whole-item normalization and weights 1, ranks and scores as one bag of the fields", () => {
+    const docs: [string, string[][]][] = [
+      ["a", [["weather", "now"], ["rain", "and", "sun", "forecast"]]],
+      ["b", [["forecast"], ["weather", "for", "a", "week"]]],
+      ["c", [["stock", "price"], ["share", "price", "now", "weather"]]],
+    ];
+    const fielded = new Bm25fIndex({ fields: [{ name: "name", weight: 3 }, { name: "body" }], fuzzy: false });
+    const bag = new Bm25fIndex({ fields: [{ name: "all", b: 0.4 }], k1: 0.9, fuzzy: false });
+    for (const [id, fields] of docs) {
+      fielded.add(id, fields);
+      bag.add(id, [fields.flat()]);
+    }
+    const before = fielded.search(["weather", "forecast"], 3);
+    fielded.rescore({ k1: 0.9, normalization: { document: 0.4 }, fields: [{ weight: 1 }, { weight: 1 }] });
+    for (const query of [["weather", "forecast"], ["price", "now"], ["rain"]]) {
+      const a = fielded.search(query, 3);
+      const b = bag.search(query, 3);
+      assert.deepEqual(a.map((h) => h.id), b.map((h) => h.id));
+      a.forEach((h, i) => assert.ok(Math.abs(h.score - b[i].score) < 1e-12));
+    }
+    assert.notDeepEqual(fielded.search(["weather", "forecast"], 3), before, "the rescored index ranks differently from the fielded one");
+  });
+});

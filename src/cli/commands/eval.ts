@@ -10,7 +10,7 @@ import type { LabelledQuery } from "../../eval/queries.js";
 import { buildReportData, type Explainer } from "../../eval/report-data.js";
 import { renderReportHtml } from "../../eval/report-html.js";
 import { type EngineRun, type EvalReport, evaluateRuns, type Searcher } from "../../eval/runner.js";
-import { PLAIN_ENGINE, toolEvaluators } from "../../eval/searchers.js";
+import { PLAIN_ENGINE, setVariant, toolEvaluators } from "../../eval/searchers.js";
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
 import { openCatalog } from "../index-cache.js";
 import { parseInteger, printJson, printLines, table, UsageError } from "../output.js";
@@ -33,15 +33,15 @@ export type SearcherFactory = (engines: string[], flags: EvalFlags) => Promise<{
 /** Tools: every engine ranks the top 10; the regex engine gets a pattern derived from the query's words. */
 export const toolSearchers: SearcherFactory = async (engines, flags) => {
   for (const engine of engines) {
-    if (engine !== PLAIN_ENGINE && !TOOL_ENGINES.includes(engine as ToolEngine)) {
-      throw new UsageError(`unknown engine ${JSON.stringify(engine)} for tools: use ${[...TOOL_ENGINES, PLAIN_ENGINE].join(", ")}`);
+    if (engine !== PLAIN_ENGINE && !TOOL_ENGINES.includes(engine as ToolEngine) && !setVariant(engine)) {
+      throw new UsageError(`unknown engine ${JSON.stringify(engine)} for tools: use ${[...TOOL_ENGINES, PLAIN_ENGINE].join(", ")}, or bm25 or hybrid with +sets, +clauses or +groups`);
     }
   }
-  const embedder = needsEmbeddings(...engines) ? await embedderFromFlags(flags, true) : undefined;
+  const embedder = needsEmbeddings(...engines.map((e) => setVariant(e)?.engine ?? e)) ? await embedderFromFlags(flags, true) : undefined;
   const { index, save } = await openCatalog(flags.catalog!, { embedder }, flags.cache);
   if (embedder) await prepareWithProgress(index, "embedding tools");
   save();
-  const { searchers, explain } = toolEvaluators(index, engines as (ToolEngine | typeof PLAIN_ENGINE)[]);
+  const { searchers, explain } = toolEvaluators(index, engines);
   return { known: (id) => index.get(id) !== undefined, searchers, explain };
 };
 
