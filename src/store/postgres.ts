@@ -68,6 +68,8 @@ const MIGRATIONS: string[] = [
    CREATE TABLE manifests (
      owner text NOT NULL, server text NOT NULL, config_hash text NOT NULL, tools text NOT NULL,
      updated_at timestamptz NOT NULL, PRIMARY KEY (owner, server));`,
+  // Tool visibility per key (SPEC §16): JSON arrays of name globs, NULL for none.
+  `ALTER TABLE api_keys ADD COLUMN tools_allow text, ADD COLUMN tools_deny text;`,
 ];
 
 interface CollectionRow {
@@ -383,8 +385,8 @@ export class PostgresStore implements Store {
   async createKey(key: ApiKeyRecord & { hash: string }): Promise<void> {
     try {
       await this.read(
-        `INSERT INTO ${this.s}.api_keys (id, hash, scope, collection, label, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [key.id, key.hash, key.scope, key.collection ?? null, key.label ?? null, key.createdAt, key.revokedAt ?? null],
+        `INSERT INTO ${this.s}.api_keys (id, hash, scope, collection, label, created_at, revoked_at, tools_allow, tools_deny) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [key.id, key.hash, key.scope, key.collection ?? null, key.label ?? null, key.createdAt, key.revokedAt ?? null, globsColumn(key.toolsAllow), globsColumn(key.toolsDeny)],
       );
     } catch (error) {
       if ((error as ToolsearchError).details?.pgCode === "23505") {

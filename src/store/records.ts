@@ -14,6 +14,9 @@ export interface KeyRow {
   label: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** JSON arrays of tool-name globs (SPEC §16), NULL for none. */
+  tools_allow?: string | null;
+  tools_deny?: string | null;
 }
 
 /** The error for a collection the store does not hold. */
@@ -46,7 +49,14 @@ export function toKey(row: KeyRow): ApiKeyRecord {
   if (row.collection !== null) key.collection = row.collection;
   if (row.label !== null) key.label = row.label;
   if (row.revoked_at !== null) key.revokedAt = row.revoked_at;
+  if (row.tools_allow) key.toolsAllow = JSON.parse(row.tools_allow) as string[];
+  if (row.tools_deny) key.toolsDeny = JSON.parse(row.tools_deny) as string[];
   return key;
+}
+
+/** A key's glob list as its column holds it: a JSON array, or NULL for none. */
+export function globsColumn(globs: string[] | undefined): string | null {
+  return globs === undefined ? null : JSON.stringify(globs);
 }
 
 /** A stored vector blob as a Float32Array (copied). */

@@ -13,7 +13,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { ToolsearchError } from "../errors.js";
-import { checkMatch, etagOf, type KeyRow, newId, toKey, toVector, unknownCollection } from "./records.js";
+import { checkMatch, etagOf, globsColumn, type KeyRow, newId, toKey, toVector, unknownCollection } from "./records.js";
 import type {
   ApiKeyRecord,
   Change,
@@ -51,6 +51,9 @@ const MIGRATIONS: string[] = [
    CREATE TABLE manifests (
      owner TEXT NOT NULL, server TEXT NOT NULL, config_hash TEXT NOT NULL, tools TEXT NOT NULL,
      updated_at TEXT NOT NULL, PRIMARY KEY (owner, server)) WITHOUT ROWID;`,
+  // Tool visibility per key (SPEC §16): JSON arrays of name globs, NULL for none.
+  `ALTER TABLE api_keys ADD COLUMN tools_allow TEXT;
+   ALTER TABLE api_keys ADD COLUMN tools_deny TEXT;`,
 ];
 
 /** Options of a `SqliteStore`. */
@@ -283,8 +286,8 @@ export class SqliteStore implements Store {
       const clash = this.sql("SELECT 1 FROM api_keys WHERE id = ? OR hash = ?").get(key.id, key.hash);
       if (clash) throw new ToolsearchError("conflict", `an API key with id ${JSON.stringify(key.id)} (or the same secret) already exists`);
       this.db
-        .prepare("INSERT INTO api_keys (id, hash, scope, collection, label, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        .run(key.id, key.hash, key.scope, key.collection ?? null, key.label ?? null, key.createdAt, key.revokedAt ?? null);
+        .prepare("INSERT INTO api_keys (id, hash, scope, collection, label, created_at, revoked_at, tools_allow, tools_deny) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(key.id, key.hash, key.scope, key.collection ?? null, key.label ?? null, key.createdAt, key.revokedAt ?? null, globsColumn(key.toolsAllow), globsColumn(key.toolsDeny));
       return { result: undefined, changes: [] };
     });
   }

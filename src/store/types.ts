@@ -86,6 +86,13 @@ export interface ApiKeyRecord {
   label?: string;
   createdAt: string;
   revokedAt?: string;
+  /**
+   * Tool visibility (SPEC §16): globs on tool names (`*`, `?`). With `toolsAllow` the key sees only the tools that
+   * match one of them; a tool matching a `toolsDeny` glob is hidden in every case. A hidden tool does not exist for
+   * this key anywhere (search, describe, call, sizes, lint, explain, eval, MCP).
+   */
+  toolsAllow?: string[];
+  toolsDeny?: string[];
 }
 
 /** A server's tool list as last seen, and a hash of the configuration block it was seen with. */

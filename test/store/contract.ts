@@ -228,6 +228,15 @@ export function storeContract(label: string, makeStore: () => Promise<StoreFixtu
       assert.ok(revoked?.revokedAt);
     });
 
+    it("API keys keep their tool visibility globs", async (store) => {
+      const createdAt = new Date().toISOString();
+      await store.createKey({ id: "v1", hash: "hv1", scope: "read", toolsAllow: ["billing_*", "get_?"], toolsDeny: ["*_secret"], createdAt });
+      await store.createKey({ id: "v2", hash: "hv2", scope: "read", toolsDeny: ["admin_*"], createdAt });
+      assert.deepEqual(await store.keyByHash("hv1"), { id: "v1", scope: "read", toolsAllow: ["billing_*", "get_?"], toolsDeny: ["*_secret"], createdAt });
+      assert.deepEqual(await store.keyByHash("hv2"), { id: "v2", scope: "read", toolsDeny: ["admin_*"], createdAt });
+      assert.deepEqual((await store.listKeys()).find((k) => k.id === "v1")?.toolsAllow, ["billing_*", "get_?"]);
+    });
+
     it("settings hold small JSON values", async (store) => {
       assert.equal(await store.getSetting("x"), undefined);
       await store.setSetting("x", { a: [1, "b"] });
