@@ -18,7 +18,7 @@
  */
 import pg from "pg";
 import { ToolsearchError } from "../errors.js";
-import { checkMatch, MAX_POOL_SIZE, etagOf, type KeyRow, toKey, toVector, unknownCollection } from "./records.js";
+import { checkMatch, MAX_POOL_SIZE, etagOf, globsColumn, type KeyRow, toKey, toVector, unknownCollection } from "./records.js";
 import type {
   ApiKeyRecord,
   Change,
