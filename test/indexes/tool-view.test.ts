@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { normalizeTools } from "../../src/catalog/load.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { ToolView } from "../../src/indexes/tool-view.js";
 import { billingCatalog } from "../helpers/billing-catalog.js";
 
-const catalog = billingCatalog();
+const catalog = normalizeTools(billingCatalog());
 const billing = (name: string) => name.startsWith("billing_");
 const QUERIES = ["refund an invoice", "list payments", "cancel subscription for customer", "invoce reciept", "export account"];
 
