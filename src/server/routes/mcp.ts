@@ -16,7 +16,8 @@ import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionTable } from "../
 import { DESCRIBE_TOOL, SEARCH_TOOLS } from "../../mcp/meta-tools.js";
 import { StreamableHTTPServerTransport } from "../../mcp/sdk-http.js";
 import { READ_DOC, SEARCH_DOCS } from "../../metatools/docs-tools.js";
-import { hashKey, requireScope } from "../auth.js";
+import { hashKey, type RequestKey, requireScope } from "../auth.js";
+import { visibilityOf } from "../visibility.js";
 import type { Collections } from "../collections.js";
 import { bearer, collectionParams } from "../schemas.js";
 
@@ -117,7 +118,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           reply.header("retry-after", String(full.retryAfterSeconds));
           return rpcError(reply, 503, "not_ready", full.message);
         }
-        const fresh = await openSession(name, keyId, bearerHash(request));
+        const fresh = await openSession(name, request.apiKey!, bearerHash(request));
         reply.hijack();
         await fresh.transport.handleRequest(request.raw, reply.raw, request.body);
         // Not an initialize request (refused with 400): nothing holds this session, so it must not stay in the gateway.
@@ -129,7 +130,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     },
   });
 
-  async function openSession(collection: string, keyId: string, keyHash: string | undefined): Promise<Session> {
+  async function openSession(collection: string, key: RequestKey, keyHash: string | undefined): Promise<Session> {
+    const keyId = key.id;
     const gateway = await collections.gatewayFor(collection);
     const port = (app.server.address() as AddressInfo | null)?.port;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -137,7 +139,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       onsessioninitialized: (id) => sessions.add(id, session),
       ...(options.loopbackOnly && port ? { enableDnsRebindingProtection: true, allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] } : {}),
     });
-    const server = gateway.createSession();
+    const server = gateway.createSession({ visible: visibilityOf(key) });
     const session: Session = { transport, collection, keyId, keyHash };
     transport.onclose = () => {
       const id = transport.sessionId;
