@@ -61,6 +61,11 @@ export class AuditLog {
     };
   }
 
+  /** Entries queued and not yet written. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
   /** Whether entries keep the call's arguments (`--audit-arguments`). */
   get keepsArguments(): boolean {
     return this.options.keepArguments;

@@ -23,7 +23,7 @@ const batchAnswer = {
 
 export async function batchRoutes(app: FastifyInstance, { collections }: { collections: Collections }): Promise<void> {
   app.post<{ Params: { c: string }; Body: { upsert?: unknown[]; delete?: string[] } }>("/v1/collections/:c/batch", {
-    config: { scope: "write" },
+    config: { scope: "write", audit: "batch" },
     schema: { summary: "Upsert and delete items in one transaction", security: bearer, params: collectionParams, body: batchBody, response: withErrors({ 200: batchAnswer }) },
   }, async (request) => {
     const name = request.params.c;

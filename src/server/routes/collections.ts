@@ -55,7 +55,7 @@ export async function collectionRoutes(app: FastifyInstance, { collections }: { 
   }, async (request) => visibleSummary(collections, await collections.resolve(request.params.c), request.apiKey));
 
   app.put<{ Params: { c: string }; Body: PutBody }>("/v1/collections/:c", {
-    config: { scope: "write" },
+    config: { scope: "write", audit: "put_collection" },
     schema: {
       summary: "Create or replace a whole collection atomically",
       description: "kind mcp runs the configured servers' commands on this host, so it needs the admin scope.",
@@ -86,7 +86,7 @@ export async function collectionRoutes(app: FastifyInstance, { collections }: { 
   });
 
   app.delete<{ Params: { c: string } }>("/v1/collections/:c", {
-    config: { scope: "write" },
+    config: { scope: "write", audit: "delete_collection" },
     schema: { summary: "Delete a collection and its items", security: bearer, params: collectionParams, response: withErrors({ 204: { type: "null" } }) },
   }, async (request, reply) => {
     const name = request.params.c;

@@ -91,7 +91,7 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
   };
 
   app.put<{ Params: ItemParams; Headers: { "if-match"?: string } }>(path, {
-    config: { scope: "write" },
+    config: { scope: "write", audit: "put_item" },
     schema: {
       summary: `Create or replace one ${noun}`,
       security: bearer,
@@ -136,7 +136,7 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
   });
 
   app.delete<{ Params: ItemParams; Headers: { "if-match"?: string } }>(path, {
-    config: { scope: "write" },
+    config: { scope: "write", audit: "delete_item" },
     schema: { summary: `Delete one ${noun}`, security: bearer, params, headers: ifMatchHeaders, response: withErrors({ 204: { type: "null" } }) },
   }, async (request, reply) => {
     const { c, [param]: key } = request.params;

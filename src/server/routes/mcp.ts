@@ -18,6 +18,8 @@ import { StreamableHTTPServerTransport } from "../../mcp/sdk-http.js";
 import { READ_DOC, SEARCH_DOCS } from "../../metatools/docs-tools.js";
 import { hashKey, type RequestKey, requireScope } from "../auth.js";
 import { visibilityOf } from "../visibility.js";
+import type { ToolCallRecord } from "../../mcp/sessions.js";
+import type { AuditLog } from "../../trust/audit.js";
 import type { Collections } from "../collections.js";
 import { bearer, collectionParams } from "../schemas.js";
 
@@ -30,6 +32,8 @@ export interface McpRouteOptions {
   sessionIdleMs?: number;
   /** With `--no-auth` on loopback: refuse requests whose Host is not loopback (DNS rebinding from a web page). */
   loopbackOnly?: boolean;
+  /** Where every `call_tool` (and direct call of an exposed tool) is recorded. */
+  audit?: AuditLog;
 }
 
 interface Session {
@@ -139,7 +143,9 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       onsessioninitialized: (id) => sessions.add(id, session),
       ...(options.loopbackOnly && port ? { enableDnsRebindingProtection: true, allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] } : {}),
     });
-    const server = gateway.createSession({ visible: visibilityOf(key) });
+    const audit = options.audit;
+    const onCall = audit && ((call: ToolCallRecord) => audit.record({ who: keyId, action: "call_tool", collection, target: call.tool, outcome: call.outcome, durationMs: call.durationMs, argumentBytes: call.argumentBytes, arguments: call.arguments }));
+    const server = gateway.createSession({ visible: visibilityOf(key), onCall });
     const session: Session = { transport, collection, keyId, keyHash };
     transport.onclose = () => {
       const id = transport.sessionId;
