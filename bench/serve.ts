@@ -10,6 +10,8 @@
  *   process (so the load generator does not share their event loop); rounds alternate service/bare to spread drift.
  * - single-tool upserts per second over HTTP, each acknowledged only after its commit (SQLite WAL, synchronous=FULL),
  *   one client in sequence and 16 in parallel;
+ * - the same upserts through a second service on the same collections with the audit log on (each write recorded,
+ *   batched off the request path), alternating with the first: the per-write cost of auditing, side by side;
  * - restart: a fresh process's time to load the scale collection from the store and to get all its vectors back
  *   from the store (no embedding call; vectors from a stand-in provider with USE-lite's 512 dimensions).
  *
@@ -31,6 +33,7 @@ import { createApiKey } from "../src/server/auth.js";
 import { Collections } from "../src/server/collections.js";
 import { checkItems } from "../src/server/items.js";
 import { openStore } from "../src/store/open.js";
+import { AuditLog } from "../src/trust/audit.js";
 import { StandInProvider } from "./stand-in-provider.js";
 
 const { values } = parseArgs({
@@ -68,12 +71,17 @@ async function target(dir: string): Promise<void> {
   const log = pino.destination({ dest: join(dir, "service.log"), sync: false });
   const service = await buildService({ collections, logger: { level: "info", stream: log }, rateLimit: { max: 1e9, windowMs: 60_000 } });
   const serviceUrl = await service.listen({ port: 0, host: "127.0.0.1" });
+  const audit = new AuditLog(store, { log: () => {} });
+  const audited = await buildService({ collections, logger: { level: "info", stream: log }, rateLimit: { max: 1e9, windowMs: 60_000 }, audit });
+  const auditedUrl = await audited.listen({ port: 0, host: "127.0.0.1" });
   const bare = Fastify();
   bare.post<{ Body: { query: string; limit?: number } }>("/search", async (request) => ({ results: index.searchSync(request.body.query, { limit: request.body.limit }) }));
   const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
-  process.stdout.write(`${JSON.stringify({ serviceUrl, bareUrl, loadedMs, withVectorsMs, withVectorsCpuMs, providerCalls: provider.calls, tools: index.size })}\n`);
+  process.stdout.write(`${JSON.stringify({ serviceUrl, auditedUrl, bareUrl, loadedMs, withVectorsMs, withVectorsCpuMs, providerCalls: provider.calls, tools: index.size })}\n`);
   await new Promise<void>((resolve) => process.once("SIGTERM", () => resolve()));
   await service.close();
+  await audited.close();
+  await audit.close();
   await bare.close();
   await collections.close();
   await store.close();
@@ -81,6 +89,7 @@ async function target(dir: string): Promise<void> {
 
 interface TargetInfo {
   serviceUrl: string;
+  auditedUrl: string;
   bareUrl: string;
   loadedMs: number;
   withVectorsMs: number;
@@ -139,13 +148,13 @@ function merge(results: autocannon.Result[]): LoadFigures {
 }
 
 /** Upserts of single tools, `parallel` clients at a time, each waiting for its acknowledgement. */
-async function upserts(url: string, key: string, count: number, parallel: number): Promise<number> {
+async function upserts(url: string, key: string, count: number, parallel: number, tag = ""): Promise<number> {
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   let next = 0;
   const started = performance.now();
   await Promise.all(Array.from({ length: parallel }, async () => {
     for (let i = next++; i < count; i = next++) {
-      const name = `bench_upsert_${parallel}_${i}`;
+      const name = `bench_upsert${tag}_${parallel}_${i}`;
       const response = await fetch(`${url}/v1/collections/scale/tools/${name}`, {
         method: "PUT",
         headers,
@@ -190,8 +199,11 @@ async function main(): Promise<void> {
       const serviceFigures = merge(service);
       const bareFigures = merge(bare);
       const count = Number(values.upserts);
+      // Alternating plain and audited runs, so that drift of a noisy machine falls on both.
       const upsertsSequential = await upserts(info.serviceUrl, key, count, 1);
+      const auditedSequential = await upserts(info.auditedUrl, key, count, 1, "_audited");
       const upsertsParallel = await upserts(info.serviceUrl, key, count, 16);
+      const auditedParallel = await upserts(info.auditedUrl, key, count, 16, "_audited");
       report({
         catalog: values.catalog,
         tools: info.tools,
@@ -201,6 +213,12 @@ async function main(): Promise<void> {
         rounds: Number(values.rounds),
         search: { service: serviceFigures, bare: bareFigures, ratio: Math.round((serviceFigures.requests_per_s / bareFigures.requests_per_s) * 100) / 100 },
         upserts_per_s: { sequential: upsertsSequential, parallel_16: upsertsParallel },
+        audited_upserts_per_s: {
+          sequential: auditedSequential,
+          parallel_16: auditedParallel,
+          ratio_sequential: Math.round((auditedSequential / upsertsSequential) * 100) / 100,
+          ratio_parallel_16: Math.round((auditedParallel / upsertsParallel) * 100) / 100,
+        },
         store: { put_collection_ms: Math.round(putMs), restart_load_ms: Math.round(info.loadedMs), restart_with_vectors_ms: Math.round(info.withVectorsMs), restart_with_vectors_cpu_ms: Math.round(info.withVectorsCpuMs), provider_calls_on_restart: info.providerCalls },
         load_average: (await import("node:os")).loadavg().map((l) => Math.round(l * 10) / 10),
       });
@@ -216,6 +234,7 @@ function report(result: {
   tools: number; queries: number; connections: number;
   search: { service: LoadFigures; bare: LoadFigures; ratio: number };
   upserts_per_s: { sequential: number; parallel_16: number };
+  audited_upserts_per_s: { sequential: number; parallel_16: number; ratio_sequential: number; ratio_parallel_16: number };
   store: { put_collection_ms: number; restart_load_ms: number; restart_with_vectors_ms: number; restart_with_vectors_cpu_ms: number; provider_calls_on_restart: number };
   load_average: number[];
   [key: string]: unknown;
@@ -232,6 +251,7 @@ function report(result: {
     `service / bare throughput: ${ratio}`,
     "",
     `upserts/s (durable, one at a time): ${result.upserts_per_s.sequential}; with 16 clients: ${result.upserts_per_s.parallel_16}`,
+    `with the audit log on: ${result.audited_upserts_per_s.sequential} (×${result.audited_upserts_per_s.ratio_sequential}); with 16 clients: ${result.audited_upserts_per_s.parallel_16} (×${result.audited_upserts_per_s.ratio_parallel_16})`,
     `store: put of the whole collection ${result.store.put_collection_ms} ms; restart: collection loaded in ${result.store.restart_load_ms} ms, with all vectors from the store in ${result.store.restart_with_vectors_ms} ms (CPU ${result.store.restart_with_vectors_cpu_ms} ms; ${result.store.provider_calls_on_restart} embedding calls)`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -20,6 +20,7 @@ const COMMANDS: [string, () => Promise<Register>][] = [
   ["import", async () => (await import("./commands/import.js")).registerImport],
   ["serve", async () => (await import("./commands/serve.js")).registerServe],
   ["keys", async () => (await import("./commands/keys.js")).registerKeys],
+  ["audit", async () => (await import("./commands/audit.js")).registerAudit],
   ["explain", async () => (await import("./commands/explain.js")).registerExplain],
 ];
 

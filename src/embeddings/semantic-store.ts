@@ -107,8 +107,8 @@ export class SemanticStore {
    * Every candidate `rankHybrid` fuses (for a limit up to `HYBRID_CANDIDATES`), best first, with the lexical and
    * dense parts of each fused score, and the raw scores that went in.
    */
-  explainHybrid(lexical: Ranked[], query: QueryVectors): { fused: FusedHit[]; input: FusionInput } {
-    const input = this.hybridInput(lexical, query, HYBRID_CANDIDATES);
+  explainHybrid(lexical: Ranked[], query: QueryVectors, accept?: (id: string) => boolean): { fused: FusedHit[]; input: FusionInput } {
+    const input = this.hybridInput(lexical, query, HYBRID_CANDIDATES, accept);
     return { fused: fuseParts(input, this.fusion), input };
   }
 

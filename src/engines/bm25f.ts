@@ -78,6 +78,29 @@ export interface Bm25fState {
   tfs: Int32Array;
 }
 
+/**
+ * Some of an index's ids, searched as if the others were not indexed at all: document frequencies, the number of ids
+ * and average field lengths are those of the subset, so scores, ranks and typo expansions equal those of an index built
+ * from the subset alone. Made by `Bm25fIndex.subset`; valid until the index changes (`version`).
+ */
+export interface Bm25fSubset {
+  /** The index's `version` it was made at. */
+  readonly version: number;
+  /** 1 per slot in the subset. */
+  readonly mask: Uint8Array;
+  readonly size: number;
+  readonly totalLengths: number[];
+  /** Per-posting statistics within the subset, made on first use. */
+  readonly lists: Map<Posting, SubsetList>;
+}
+
+/** A posting as a subset sees it: its pseudo-frequencies with the subset's lengths (0 outside it), and its df. */
+interface SubsetList {
+  pseudo: Float64Array;
+  maxPseudo: number;
+  df: number;
+}
+
 interface Posting {
   slots: number[];
   /** Term frequency per field, packed into one integer per entry of `slots` (see `FieldPacking`). */
@@ -172,10 +195,37 @@ export class Bm25fIndex {
     return this.postings.get(term)?.slots.length ?? 0;
   }
 
-  /** Vocabulary terms close to a term, nearest first (for suggestions and typo tolerance). */
-  nearTerms(term: string, maxDistance?: number): Expansion[] {
+  /** Vocabulary terms close to a term, nearest first (for suggestions and typo tolerance); with a subset, its terms. */
+  nearTerms(term: string, maxDistance?: number, subset?: Bm25fSubset): Expansion[] {
     this.undefer();
-    return this.vocabulary?.expand(term, maxDistance) ?? [];
+    const keep = subset && ((near: string) => this.subsetList(this.postings.get(near)!, subset).df > 0);
+    return this.vocabulary?.expand(term, maxDistance, keep) ?? [];
+  }
+
+  /** Changes with every add and remove: a `Bm25fSubset` made at another version is stale. */
+  get version(): number {
+    return this.normVersion;
+  }
+
+  /** The ids `accept` keeps, as a subset to search (see `Bm25fSubset`). Costs one pass over the ids. */
+  subset(accept: (id: string) => boolean): Bm25fSubset {
+    const n = this.fields.length;
+    const mask = new Uint8Array(this.ids.length);
+    const totalLengths = this.fields.map(() => 0);
+    let size = 0;
+    this.ids.forEach((id, slot) => {
+      if (id === undefined || !accept(id)) return;
+      mask[slot] = 1;
+      size++;
+      for (let f = 0; f < n; f++) totalLengths[f] += this.lengths[slot * n + f];
+    });
+    return { version: this.normVersion, mask, size, totalLengths, lists: new Map() };
+  }
+
+  /** Number of ids of a subset that contain the term. */
+  subsetFrequency(term: string, subset: Bm25fSubset): number {
+    const posting = this.postings.get(term);
+    return posting ? this.subsetList(posting, subset).df : 0;
   }
 
   /** Indexes `id` with one list of analyzed terms per field (in field order). Replaces an existing id. */
@@ -226,8 +276,8 @@ export class Bm25fIndex {
    * an id whose score plus those bounds falls below the k-th best is dropped. The result is the exhaustive one, scores
    * included: every id that can rank receives the same additions in the same order.
    */
-  search(queryTerms: string[], limit: number, options: { fuzzy?: boolean; exhaustive?: boolean } = {}): Ranked[] {
-    const lists = this.queryLists(queryTerms, options.fuzzy !== false);
+  search(queryTerms: string[], limit: number, options: { fuzzy?: boolean; exhaustive?: boolean; subset?: Bm25fSubset } = {}): Ranked[] {
+    const lists = this.queryLists(queryTerms, options.fuzzy !== false, options.subset);
     // The order of additions decides the last bits of a score, so it stays by factor (not by bound) as it always was.
     lists.sort((a, b) => b.factor - a.factor);
     const rest = new Float64Array(lists.length + 1);
@@ -235,9 +285,9 @@ export class Bm25fIndex {
     const run = this.startRun(limit);
     let open = true;
     let restAtDrop = Infinity;
-    lists.forEach(({ posting, factor }, i) => {
+    lists.forEach(({ posting, factor, pseudo }, i) => {
       if (open) {
-        this.accumulate(posting, factor, run);
+        this.accumulate(posting, pseudo, factor, run);
         open = options.exhaustive === true || !(run.heap.floor() > rest[i + 1] * (1 + SLACK));
         return;
       }
@@ -247,7 +297,7 @@ export class Bm25fIndex {
         dropHopeless(run, rest[i]);
         restAtDrop = rest[i];
       }
-      this.accumulateCandidates(posting, factor, run);
+      this.accumulateCandidates(posting, pseudo, factor, run);
     });
     const candidates = run.touched.subarray(0, run.count);
     const hits = topSlots(candidates, run.scores, this.ids, limit);
@@ -256,22 +306,49 @@ export class Bm25fIndex {
   }
 
   /** The postings a query reads, with what each adds at most per id (see `search`). */
-  private queryLists(queryTerms: string[], fuzzy: boolean): QueryList[] {
+  private queryLists(queryTerms: string[], fuzzy: boolean, subset: Bm25fSubset | undefined): QueryList[] {
     const lists: QueryList[] = [];
     const add = (posting: Posting, weight: number) => {
-      const factor = weight * this.idf(posting) * (this.k1 + 1);
-      this.pseudoFrequencies(posting); // brings maxPseudo up to date
-      const top = posting.maxPseudo;
-      lists.push({ posting, factor, bound: ((factor * top) / (top + this.k1)) * (1 + SLACK) });
+      const { pseudo, maxPseudo: top, idf } = this.statistics(posting, subset);
+      const factor = weight * idf * (this.k1 + 1);
+      lists.push({ posting, pseudo, factor, bound: ((factor * top) / (top + this.k1)) * (1 + SLACK) });
     };
     for (const [term, count] of countTerms(queryTerms)) {
       const posting = this.postings.get(term);
-      if (posting) add(posting, count);
+      // A term found only outside the subset is, for the subset, a term missing from the vocabulary.
+      if (posting && (!subset || this.subsetList(posting, subset).df > 0)) add(posting, count);
       else if (fuzzy) {
-        for (const near of this.nearTerms(term)) add(this.postings.get(near.term)!, count * this.fuzzyPenalty ** near.distance);
+        for (const near of this.nearTerms(term, undefined, subset)) add(this.postings.get(near.term)!, count * this.fuzzyPenalty ** near.distance);
       }
     }
     return lists;
+  }
+
+  /** A posting's pseudo-frequencies, their maximum and its idf, for the whole index or within a subset. */
+  private statistics(posting: Posting, subset: Bm25fSubset | undefined): { pseudo: Float64Array; maxPseudo: number; idf: number } {
+    if (!subset) {
+      const pseudo = this.pseudoFrequencies(posting); // brings maxPseudo up to date
+      return { pseudo, maxPseudo: posting.maxPseudo, idf: this.idf(posting) };
+    }
+    const list = this.subsetList(posting, subset);
+    return { pseudo: list.pseudo, maxPseudo: list.maxPseudo, idf: idfOf(subset.size, list.df) };
+  }
+
+  /** A posting within a subset (see `SubsetList`), computed once per subset. */
+  private subsetList(posting: Posting, subset: Bm25fSubset): SubsetList {
+    if (subset.version !== this.normVersion) throw new Error("Bm25fIndex: the subset is stale (the index changed since it was made)");
+    const cached = subset.lists.get(posting);
+    if (cached) return cached;
+    const pseudo = this.normalized(posting, this.norms(subset), subset.mask);
+    let maxPseudo = 0;
+    let df = 0;
+    for (let i = 0; i < pseudo.length; i++) {
+      if (subset.mask[posting.slots[i]]) df++;
+      if (pseudo[i] > maxPseudo) maxPseudo = pseudo[i];
+    }
+    const list = { pseudo, maxPseudo, df };
+    subset.lists.set(posting, list);
+    return list;
   }
 
   /**
@@ -280,32 +357,31 @@ export class Bm25fIndex {
    * field's part of the pseudo-frequency, the only split under which the parts sum exactly (BM25F saturates once,
    * across fields). A query word missing from the vocabulary shows each near term it was matched to, with its distance.
    */
-  explain(queryTerms: string[], id: string, options: { fuzzy?: boolean } = {}): TermContribution[] {
+  explain(queryTerms: string[], id: string, options: { fuzzy?: boolean; subset?: Bm25fSubset } = {}): TermContribution[] {
     const slot = this.slotOf.get(id);
-    if (slot === undefined) return [];
+    const subset = options.subset;
+    if (slot === undefined || (subset && !subset.mask[slot])) return [];
     const out: TermContribution[] = [];
     for (const [term, count] of countTerms(queryTerms)) {
       const posting = this.postings.get(term);
-      if (posting) this.explainPosting(posting, slot, count, { term, queryTerm: term }, out);
+      if (posting && (!subset || this.subsetList(posting, subset).df > 0)) this.explainPosting(posting, slot, count, { term, queryTerm: term }, out, subset);
       else if (options.fuzzy !== false) {
-        for (const near of this.nearTerms(term)) {
+        for (const near of this.nearTerms(term, undefined, subset)) {
           const weight = count * this.fuzzyPenalty ** near.distance;
-          this.explainPosting(this.postings.get(near.term)!, slot, weight, { term: near.term, queryTerm: term, distance: near.distance }, out);
+          this.explainPosting(this.postings.get(near.term)!, slot, weight, { term: near.term, queryTerm: term, distance: near.distance }, out, subset);
         }
       }
     }
     return out;
   }
 
-  private explainPosting(posting: Posting, slot: number, weight: number, match: Omit<TermContribution, "field" | "contribution">, out: TermContribution[]): void {
+  private explainPosting(posting: Posting, slot: number, weight: number, match: Omit<TermContribution, "field" | "contribution">, out: TermContribution[], subset?: Bm25fSubset): void {
     const at = posting.slots.indexOf(slot);
     if (at < 0) return;
-    const live = this.slotOf.size;
-    const df = posting.slots.length;
-    const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
-    const pseudo = this.pseudoFrequencies(posting)[at];
+    const { pseudo: all, idf } = this.statistics(posting, subset);
+    const pseudo = all[at];
     const total = pseudo > 0 ? (weight * idf * (this.k1 + 1) * pseudo) / (pseudo + this.k1) : 0;
-    const norms = this.norms();
+    const norms = this.norms(subset);
     this.fields.forEach((field, f) => {
       const tf = this.packing.get(posting.tfs[at], f);
       if (tf === 0) return;
@@ -366,8 +442,7 @@ export class Bm25fIndex {
   }
 
   private idf(posting: Posting): number {
-    const df = posting.slots.length;
-    return Math.log(1 + (this.slotOf.size - df + 0.5) / (df + 0.5));
+    return idfOf(this.slotOf.size, posting.slots.length);
   }
 
   /** The buffers of one search, reused from search to search (a search runs to its end without yielding). */
@@ -383,8 +458,7 @@ export class Bm25fIndex {
   }
 
   /** Adds a term's contribution (at most `factor`) to every id of its list. */
-  private accumulate(posting: Posting, factor: number, run: SearchRun): void {
-    const pseudo = this.pseudoFrequencies(posting);
+  private accumulate(posting: Posting, pseudo: Float64Array, factor: number, run: SearchRun): void {
     const { scores, touched, heap } = run;
     const k1 = this.k1;
     const slots = posting.slots;
@@ -408,8 +482,7 @@ export class Bm25fIndex {
    * Like `accumulate`, for the candidates left only: each is looked up in the (sorted) list when that is cheaper than
    * reading the whole list, which is what keeps common words cheap in a large catalog.
    */
-  private accumulateCandidates(posting: Posting, factor: number, run: SearchRun): void {
-    const pseudo = this.pseudoFrequencies(posting);
+  private accumulateCandidates(posting: Posting, pseudo: Float64Array, factor: number, run: SearchRun): void {
     const { scores, touched, heap } = run;
     const k1 = this.k1;
     const slots = posting.slots;
@@ -436,12 +509,22 @@ export class Bm25fIndex {
   /** The weighted, length-normalized frequency of the term in each of its ids, cached until lengths change. */
   private pseudoFrequencies(posting: Posting): Float64Array {
     if (posting.pseudo && posting.version === this.normVersion) return posting.pseudo;
-    const n = this.fields.length;
-    const norms = this.norms();
-    const pseudo = new Float64Array(posting.slots.length);
+    const pseudo = this.normalized(posting, this.norms());
     let max = 0;
+    for (let i = 0; i < pseudo.length; i++) if (pseudo[i] > max) max = pseudo[i];
+    posting.pseudo = pseudo;
+    posting.maxPseudo = max;
+    posting.version = this.normVersion;
+    return pseudo;
+  }
+
+  /** Pseudo-frequencies of a posting with these average lengths (`norms`); 0 for slots outside `mask` when given. */
+  private normalized(posting: Posting, norms: { avg: number[]; avgTotal: number }, mask?: Uint8Array): Float64Array {
+    const n = this.fields.length;
+    const pseudo = new Float64Array(posting.slots.length);
     for (let i = 0; i < posting.slots.length; i++) {
       const slot = posting.slots[i];
+      if (mask && !mask[slot]) continue;
       const packed = posting.tfs[i];
       let sum = 0;
       for (let f = 0; f < n; f++) {
@@ -450,19 +533,16 @@ export class Bm25fIndex {
         sum += (this.fields[f].weight * tf) / this.lengthNorm(norms, slot, f);
       }
       pseudo[i] = sum;
-      if (sum > max) max = sum;
     }
-    posting.pseudo = pseudo;
-    posting.maxPseudo = max;
-    posting.version = this.normVersion;
     return pseudo;
   }
 
-  /** Average length per field and of a whole item, over the live ids. */
-  private norms(): { avg: number[]; avgTotal: number } {
-    const live = Math.max(1, this.slotOf.size);
-    const avg = this.totalLengths.map((total) => total / live || 1);
-    return { avg, avgTotal: this.totalLengths.reduce((a, b) => a + b, 0) / live || 1 };
+  /** Average length per field and of a whole item, over the live ids (or a subset's). */
+  private norms(subset?: Bm25fSubset): { avg: number[]; avgTotal: number } {
+    const live = Math.max(1, subset ? subset.size : this.slotOf.size);
+    const totals = subset ? subset.totalLengths : this.totalLengths;
+    const avg = totals.map((total) => total / live || 1);
+    return { avg, avgTotal: totals.reduce((a, b) => a + b, 0) / live || 1 };
   }
 
   /** The length normalization of field `f` of `slot`: its own (BM25F) or the whole item's (`normalization`). */
@@ -529,9 +609,16 @@ function lowerBound(list: number[], value: number): number {
  */
 const SLACK = 1e-9;
 
+/** BM25's idf of a term found in `df` of `live` ids. */
+function idfOf(live: number, df: number): number {
+  return Math.log(1 + (live - df + 0.5) / (df + 0.5));
+}
+
 /** A posting as one search reads it: `factor` scales its saturated frequencies, `bound` is the most it adds to an id. */
 interface QueryList {
   posting: Posting;
+  /** Its pseudo-frequencies (of the whole index, or of the subset searched). */
+  pseudo: Float64Array;
   factor: number;
   bound: number;
 }

@@ -80,8 +80,11 @@ export class FuzzyVocabulary {
     return term.length >= this.twoEditsFrom ? 2 : 1;
   }
 
-  /** Vocabulary terms near `term`, nearest first, ties by term; `term` itself is never returned. */
-  expand(term: string, maxDistance = this.maxDistance(term)): Expansion[] {
+  /**
+   * Vocabulary terms near `term`, nearest first, ties by term; `term` itself is never returned. `keep` leaves terms
+   * out before the cap on expansions, so a caller searching a subset gets that subset's nearest terms.
+   */
+  expand(term: string, maxDistance = this.maxDistance(term), keep?: (term: string) => boolean): Expansion[] {
     if (maxDistance <= 0) return [];
     const mask = letterMask(term);
     const found: Expansion[] = [];
@@ -92,7 +95,7 @@ export class FuzzyVocabulary {
       for (let i = 0; i < terms.length; i++) {
         if (popcount(mask ^ masks[i]) > 2 * maxDistance) continue;
         const candidate = terms[i];
-        if (candidate === term) continue;
+        if (candidate === term || (keep && !keep(candidate))) continue;
         const distance = boundedEditDistance(term, candidate, maxDistance);
         if (distance <= maxDistance) found.push({ term: candidate, distance });
       }

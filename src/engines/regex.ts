@@ -130,9 +130,9 @@ export class RegexIndex {
 
   /**
    * Items whose fields match, best first: by the first field that matches, then by id. Lower fields are not even
-   * scanned once a higher one has `limit` matches.
+   * scanned once a higher one has `limit` matches. `accept` leaves ids out before they count towards `limit`.
    */
-  search(pattern: string, limit: number): Ranked[] {
+  search(pattern: string, limit: number, accept?: (id: string) => boolean): Ranked[] {
     const exact = compilePattern(pattern);
     const joined = this.joinedFields();
     const scan = STRING_EDGE_ANCHORS.test(pattern) ? undefined : newRe2(fromPythonSyntax(pattern), "gimu");
@@ -141,7 +141,7 @@ export class RegexIndex {
     for (let field = 0; field < this.fieldCount && hits.length < limit; field++) {
       const candidates = scan ? this.candidates(scan, joined[field]) : this.ids.keys();
       for (const i of candidates) {
-        if (found.has(i)) continue;
+        if (found.has(i) || (accept && !accept(this.ids[i]))) continue;
         const text = this.items.get(this.ids[i])![field] ?? "";
         if (text !== "" && exact.test(text)) {
           found.add(i);

@@ -6,6 +6,7 @@
 import { DocumentIndex } from "../indexes/document-index.js";
 import { type DocumentEngine, PLAIN_DOCUMENT_BM25 } from "../indexes/document-index-options.js";
 import { ToolIndex } from "../indexes/tool-index.js";
+import type { ToolCatalog } from "../indexes/tool-view.js";
 import { PLAIN_TOOL_BM25, type ToolEngine, type ToolSearchOptions } from "../indexes/tool-index-options.js";
 import { patternFromQuery } from "./regex-pattern.js";
 import type { Explainer } from "./report-data.js";
@@ -32,7 +33,7 @@ export function setVariant(name: string): { engine: "bm25" | "hybrid"; sets: Too
 }
 
 /** A searcher per engine over a tool index, and one explainer that explains with the same query each engine saw. */
-export function toolEvaluators(index: ToolIndex, engines: (ToolEngine | typeof PLAIN_ENGINE | string)[]): { searchers: Record<string, Searcher>; explain: Explainer } {
+export function toolEvaluators(index: ToolCatalog, engines: (ToolEngine | typeof PLAIN_ENGINE | string)[]): { searchers: Record<string, Searcher>; explain: Explainer } {
   const plain = engines.includes(PLAIN_ENGINE) ? new ToolIndex(index.list(), { bm25: PLAIN_TOOL_BM25 }) : undefined;
   const searchers: Record<string, Searcher> = {};
   for (const engine of engines) {

@@ -105,6 +105,17 @@ export interface ToolSearchOptions {
    * lets a server (`server__tool` names) or category whose best member ranks high lift its other members.
    */
   sets?: boolean | ToolSetOptions;
+  /** Search only the tools a caller may see, as if the others were not in the index (see `ToolVisibility`). */
+  visible?: ToolVisibility;
+}
+
+/**
+ * Which tools a caller sees (SPEC §16). A search, explain or suggestion given one runs as if the other tools were not
+ * in the index: ranks, scores, totals and typo expansions are those of an index of the visible tools alone. Reuse one
+ * object per caller: what the index works out for it is cached on it.
+ */
+export interface ToolVisibility {
+  readonly accept: (name: string) => boolean;
 }
 
 /** The parts of `ToolSearchOptions.sets`. */

@@ -17,7 +17,7 @@ import type { EmbedProgress } from "../embeddings/provider.js";
 import { HYBRID_CANDIDATES, needsAsync, querySentences, SemanticStore, type VectorState } from "../embeddings/semantic-store.js";
 import { toolEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
-import { Bm25fIndex, type Bm25fOptions } from "../engines/bm25f.js";
+import { Bm25fIndex, type Bm25fOptions, type Bm25fSubset } from "../engines/bm25f.js";
 import { groupOf, liftGroups, mergeClauses, SET_POOL, taskClauses } from "./tool-sets.js";
 import { candidateScoring, type FitResult, fitLexicalRanking, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
 import { RegexIndex } from "../engines/regex.js";
@@ -33,7 +33,7 @@ import { analyzerSettings, checkAnalyzer, decodeSnapshot, encodeSnapshot, invali
 import { REGEX_FIELD_NAMES, regexFields, TOOL_FIELDS, toolTexts } from "./tool-fields.js";
 import {
   DEFAULT_LIMIT, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
-  TOOL_ENGINES, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions, type ToolSetOptions,
+  TOOL_ENGINES, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions, type ToolSetOptions, type ToolVisibility,
 } from "./tool-index-options.js";
 
 export class ToolIndex {
@@ -58,6 +58,8 @@ export class ToolIndex {
   private fitted: { ranking: LexicalRanking; size: number; result?: FitResult } | undefined;
   /** Tools added, replaced or removed since the last fit. */
   private changesSinceFit = 0;
+  /** Each caller's subset of the BM25 index (see `ToolVisibility`), remade when the index has changed. */
+  private readonly subsets = new WeakMap<ToolVisibility, Bm25fSubset>();
 
   constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
     this.analyzer = createAnalyzer(options.analyzer);
@@ -192,16 +194,32 @@ export class ToolIndex {
     return tool ? structuredClone(tool.definition) : undefined;
   }
 
-  /** Like `describe`, but an unknown name throws `unknown_tool` with the closest names as suggestions. */
-  require(name: string): Tool {
+  /**
+   * Like `describe`, but an unknown name throws `unknown_tool` with the closest names as suggestions. With `visible`, a
+   * hidden tool is unknown and never suggested.
+   */
+  require(name: string, visible?: ToolVisibility): Tool {
     const tool = this.tools.get(name);
-    if (!tool) throw unknownName("unknown_tool", name, this.closestNames(name));
+    if (!tool || (visible && !visible.accept(name))) throw unknownName("unknown_tool", name, this.closestNames(name, 3, visible));
     return tool;
   }
 
-  /** Names close to `name`, closest first. */
-  closestNames(name: string, max = 3): string[] {
-    return closestNames(name, this.tools.keys(), max);
+  /** Names close to `name`, closest first (of the visible tools only, with `visible`). */
+  closestNames(name: string, max = 3, visible?: ToolVisibility): string[] {
+    const names = visible ? [...this.tools.keys()].filter(visible.accept) : this.tools.keys();
+    return closestNames(name, names, max);
+  }
+
+  /** How many tools `visible` lets through. */
+  visibleCount(visible: ToolVisibility): number {
+    return this.subset(visible).size;
+  }
+
+  /** The BM25 subset of a caller's visible tools, made once per change of the index. */
+  private subset(visible: ToolVisibility): Bm25fSubset {
+    let subset = this.subsets.get(visible);
+    if (!subset || subset.version !== this.bm25.version) this.subsets.set(visible, (subset = this.bm25.subset(visible.accept)));
+    return subset;
   }
 
   /** Adds one tool (any shape); throws `tool_invalid` for a bad tool or a name already present. */
@@ -236,10 +254,11 @@ export class ToolIndex {
     this.undefer();
     await this.semantic.prepare();
     const vector = await this.semantic.embedQuery(query);
-    if (engine === "semantic") return this.semantic.rankDense(vector, limit).map((hit) => this.toHit(hit));
+    const accept = options.visible?.accept;
+    if (engine === "semantic") return this.semantic.rankDense(vector, limit, accept).map((hit) => this.toHit(hit));
     const sets = setParts(options.sets);
-    const lexical = this.lexicalSets(query, HYBRID_CANDIDATES, options.fuzzy, sets.clauses);
-    const fused = this.semantic.rankHybrid(lexical, vector, sets.groups ? Math.max(limit, SET_POOL) : limit);
+    const lexical = this.lexicalSets(query, HYBRID_CANDIDATES, options, sets.clauses);
+    const fused = this.semantic.rankHybrid(lexical, vector, sets.groups ? Math.max(limit, SET_POOL) : limit, accept);
     return this.withGroups(fused, sets.groups).slice(0, limit).map((hit) => this.toHit(hit));
   }
 
@@ -269,12 +288,12 @@ export class ToolIndex {
     let ranked: Ranked[];
     const sets = setParts(options.sets);
     if (engine === "bm25" && (sets.clauses || sets.groups)) {
-      ranked = this.withGroups(this.lexicalSets(query, Math.max(limit, SET_POOL), options.fuzzy, sets.clauses), sets.groups).slice(0, limit);
+      ranked = this.withGroups(this.lexicalSets(query, Math.max(limit, SET_POOL), options, sets.clauses), sets.groups).slice(0, limit);
     }
-    else if (engine === "bm25") ranked = this.lexical().search(this.analyzer.analyze(query), limit, { fuzzy: options.fuzzy });
+    else if (engine === "bm25") ranked = this.bm25.search(this.analyzer.analyze(query), limit, this.bm25Query(options));
     else if (engine === "regex") {
       this.undefer();
-      ranked = this.regex.search(query, limit);
+      ranked = this.regex.search(query, limit, options.visible?.accept);
     }
     else if (engine === "semantic" || engine === "hybrid") throw needsAsync(engine);
     else throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)}: use ${TOOL_ENGINES.join(", ")}.`);
@@ -291,26 +310,27 @@ export class ToolIndex {
    * why.terms?.reduce((sum, t) => sum + t.contribution, 0); // === why.score (up to rounding)
    * ```
    */
-  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> = {}): Promise<Explanation> {
-    this.require(name);
+  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & { visible?: ToolVisibility } = {}): Promise<Explanation> {
+    this.require(name, options.visible);
     const engine = options.engine ?? "bm25";
-    const all = Math.max(1, this.size);
+    const accept = options.visible?.accept;
+    const all = Math.max(1, options.visible ? this.visibleCount(options.visible) : this.size);
     const base = { name, engine, query };
     if (engine === "regex") {
       const fields = explainedFields(this.regex.explain(query, name), REGEX_FIELD_NAMES);
-      return { ...base, ...placeIn(this.regex.search(query, all), name), fields };
+      return { ...base, ...placeIn(this.regex.search(query, all, accept), name), fields };
     }
     const terms = this.analyzer.analyze(query);
-    this.lexical();
-    const bm25Terms = () => explainedTerms(this.bm25.explain(terms, name, { fuzzy: options.fuzzy }));
-    if (engine === "bm25") return { ...base, ...placeIn(this.bm25.search(terms, all, { fuzzy: options.fuzzy }), name), terms: bm25Terms() };
+    const bm25 = this.bm25Query(options);
+    const bm25Terms = () => explainedTerms(this.bm25.explain(terms, name, bm25));
+    if (engine === "bm25") return { ...base, ...placeIn(this.bm25.search(terms, all, bm25), name), terms: bm25Terms() };
     if (engine !== "semantic" && engine !== "hybrid") this.searchSync(query, { engine }); // throws unknown_engine
     await this.semantic.prepare();
     const vectors = await this.semantic.embedQuery(query);
     const semantic = explainedSimilarity(querySentences(query), this.semantic.sentenceScores(name, vectors));
-    if (engine === "semantic") return { ...base, ...placeIn(this.semantic.rankDense(vectors, all), name), semantic };
-    const lexical = this.bm25.search(terms, HYBRID_CANDIDATES, { fuzzy: options.fuzzy });
-    const { fused, input } = this.semantic.explainHybrid(lexical, vectors);
+    if (engine === "semantic") return { ...base, ...placeIn(this.semantic.rankDense(vectors, all, accept), name), semantic };
+    const lexical = this.bm25.search(terms, HYBRID_CANDIDATES, bm25);
+    const { fused, input } = this.semantic.explainHybrid(lexical, vectors, accept);
     const hit = fused.find((h) => h.id === name);
     const parts = explainedParts(hit, input, name);
     const out: Explanation = { ...base, ...placeIn(fused, name), parts, terms: bm25Terms(), semantic };
@@ -322,9 +342,10 @@ export class ToolIndex {
    * Words worth suggesting when a query finds nothing: close tool names, and vocabulary terms near the query's
    * words.
    */
-  suggest(query: string, max = 5): string[] {
-    const names = this.closestNames(query.trim().replace(/\s+/g, "_"), max);
-    const terms = this.analyzer.analyze(query).flatMap((t) => this.bm25.nearTerms(t, 2).map((e) => e.term));
+  suggest(query: string, max = 5, visible?: ToolVisibility): string[] {
+    const names = this.closestNames(query.trim().replace(/\s+/g, "_"), max, visible);
+    const subset = visible && this.subset(visible);
+    const terms = this.analyzer.analyze(query).flatMap((t) => this.bm25.nearTerms(t, 2, subset).map((e) => e.term));
     return [...new Set([...names, ...terms])].slice(0, max);
   }
 
@@ -337,8 +358,9 @@ export class ToolIndex {
   }
 
   /** The BM25 ranking of a request, merged with its clauses' rankings when asked (see `tool-sets.ts`). */
-  private lexicalSets(query: string, pool: number, fuzzy: boolean | undefined, clauses: boolean): Ranked[] {
-    const rank = (text: string) => this.lexical().search(this.analyzer.analyze(text), pool, { fuzzy });
+  private lexicalSets(query: string, pool: number, options: { fuzzy?: boolean; visible?: ToolVisibility }, clauses: boolean): Ranked[] {
+    const bm25 = this.bm25Query(options);
+    const rank = (text: string) => this.bm25.search(this.analyzer.analyze(text), pool, bm25);
     const whole = rank(query);
     return clauses ? mergeClauses(whole, taskClauses(query).map(rank)).slice(0, pool) : whole;
   }
@@ -365,6 +387,13 @@ export class ToolIndex {
     this.fitted = { ranking: result.ranking, size: this.tools.size, result };
     this.changesSinceFit = 0;
     return this.bm25;
+  }
+
+  /** What the BM25 engine is told for a search: typo tolerance, and the caller's subset when it sees only some tools. */
+  private bm25Query(options: { fuzzy?: boolean; visible?: ToolVisibility }): { fuzzy?: boolean; subset?: Bm25fSubset } {
+    // The catalog's fitted ranking first: a rescore after the subset is made would leave the subset stale.
+    this.lexical();
+    return { fuzzy: options.fuzzy, ...(options.visible ? { subset: this.subset(options.visible) } : {}) };
   }
 
   private toHit(hit: Ranked): ToolHit {

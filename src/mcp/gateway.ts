@@ -146,15 +146,18 @@ export class Gateway {
     return this.tools.callTool(name, args, session);
   }
 
-  /** A new MCP server session bound to this gateway (one per stdio connection or HTTP session). */
-  createSession(): Server {
+  /**
+   * A new MCP server session bound to this gateway (one per stdio connection or HTTP session). `visible` limits the
+   * tools it sees (a hidden tool is absent from every answer); `onCall` hears of each upstream call it makes.
+   */
+  createSession(options: Pick<GatewaySession, "visible" | "onCall"> = {}): Server {
     const capabilities = Object.assign({}, ...this.surfaces.map((surface) => surface.capabilities));
     const server = new Server(GATEWAY_INFO, {
       capabilities,
       jsonSchemaValidator: SHARED_VALIDATOR,
       instructions: "Search first, then call: use search_tools to find the tool you need among all connected MCP servers, then call_tool with its name and arguments.",
     });
-    this.attach({ server, exposed: new Map(), subscriptions: new Set() });
+    this.attach({ server, exposed: new Map(), subscriptions: new Set(), ...options });
     return server;
   }
 

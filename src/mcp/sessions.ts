@@ -4,6 +4,7 @@
  * through it; transports own the connections, and `http-sessions.ts` owns the HTTP expiry and cap.
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolVisibility } from "../indexes/tool-index-options.js";
 import type { Server } from "./sdk.js";
 
 /** One client session: its MCP server object, the tools its own searches exposed, the resources it follows. */
@@ -12,6 +13,22 @@ export interface GatewaySession {
   readonly exposed: Map<string, McpTool>;
   /** Resource URIs (as this session sees them) it subscribed to. */
   readonly subscriptions: Set<string>;
+  /** The tools this session's caller may see (SPEC §16); absent: every tool. A hidden tool does not exist for it. */
+  readonly visible?: ToolVisibility;
+  /** Told about every upstream tool call the session makes (the service's audit log). */
+  readonly onCall?: (call: ToolCallRecord) => void;
+}
+
+/** One upstream tool call, as the audit log records it. */
+export interface ToolCallRecord {
+  /** The tool's name as the gateway shows it (namespaced for upstream tools). */
+  tool: string;
+  /** `ok`, `error` (the tool answered with isError), `refused` (unknown tool or bad arguments) or `failed` (threw). */
+  outcome: "ok" | "error" | "refused" | "failed";
+  durationMs: number;
+  /** Size of the arguments as JSON, in bytes. */
+  argumentBytes: number;
+  arguments: unknown;
 }
 
 /** The set of open sessions of one gateway. */

@@ -12,6 +12,7 @@
 import type { AnthropicTool } from "../catalog/tool.js";
 import { ToolsearchError } from "../errors.js";
 import type { ToolIndex } from "../indexes/tool-index.js";
+import type { ToolCatalog } from "../indexes/tool-view.js";
 import type { ToolSearchOptions } from "../indexes/tool-index-options.js";
 import { emptySelectMessage, MAX_SELECT_NAMES, parseSelect, resolveSelect, unknownNamesNote } from "./select.js";
 import { type MetaTool, type MetaToolResult, type ResultBlock, textBlock, toolReference } from "./types.js";
@@ -128,7 +129,7 @@ export function selectTools(index: ToolIndex, names: string[]): MetaToolResult {
 }
 
 /** What to do when nothing matched: close names or words when there are some, and other ways to ask. */
-export function noToolGuidance(index: ToolIndex, query: string, engine: ToolSearchEngine): string {
+export function noToolGuidance(index: ToolCatalog, query: string, engine: ToolSearchEngine): string {
   const near = engine === "regex" ? index.closestNames(query.replace(/[^\w-]+/g, "_")) : index.suggest(query);
   const hint = near.length ? ` Close names or words in the catalog: ${near.join(", ")}.` : "";
   const retry = engine === "regex" ? "Try a broader pattern, alternation of synonyms (a|b), or part of a tool name." : "Try other or fewer keywords, or a synonym.";

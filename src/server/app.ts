@@ -14,6 +14,8 @@ import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import { ToolsearchError } from "../errors.js";
+import type { AuditLog } from "../trust/audit.js";
+import { auditPlugin } from "./audit.js";
 import { authPlugin } from "./auth.js";
 import type { Collections } from "./collections.js";
 import { errorsPlugin } from "./errors.js";
@@ -45,6 +47,11 @@ export interface ServiceOptions {
   mcp?: { maxSessions?: number; sessionIdleMs?: number };
   /** Bound to a loopback address: `/mcp/{c}` then refuses non-loopback Host headers. */
   loopbackOnly?: boolean;
+  /**
+   * The audit log (SPEC §16): with one, every write to a collection and every `call_tool` on `/mcp/{c}` is recorded,
+   * and `GET /v1/audit` reads it. Without one nothing is recorded (library use, tests).
+   */
+  audit?: AuditLog;
   /** The page at `/` (default: the web console, plugins/web-console.ts). */
   consolePlugin?: (app: FastifyInstance) => Promise<void>;
 }
@@ -87,13 +94,14 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
     });
   }
   await app.register(metricsPlugin, { metrics: createMetrics(collections) });
+  if (options.audit) await app.register(auditPlugin, { audit: options.audit, store: collections.store });
   app.get("/openapi.json", { schema: { summary: "This document (OpenAPI 3.1)" }, config: { rateLimit: false } }, async () => app.swagger());
   await app.register(healthRoutes, { collections });
   await app.register(collectionRoutes, { collections });
   await app.register(itemRoutes, { collections });
   await app.register(batchRoutes, { collections });
   await app.register(searchRoutes, { collections, timeoutMs });
-  await app.register(mcpRoutes, { collections, ...options.mcp, loopbackOnly: options.loopbackOnly });
+  await app.register(mcpRoutes, { collections, ...options.mcp, loopbackOnly: options.loopbackOnly, audit: options.audit });
   await app.register(explainEvalRoutes, { collections, timeoutMs });
   await app.register(options.consolePlugin ?? webConsole);
   return app;

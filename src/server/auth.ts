@@ -7,6 +7,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ToolsearchError } from "../errors.js";
+import { toolFilter } from "../mcp/tool-filter.js";
 import { KeyCache } from "../store/key-cache.js";
 import { newId } from "../store/records.js";
 import { type ApiKeyRecord, type Scope, SCOPES, type Store } from "../store/types.js";
@@ -35,6 +36,30 @@ export interface NewKeyOptions {
   /** Limit the key to one collection. */
   collection?: string;
   label?: string;
+  /** Tool-name globs: the key sees only the tools matching one of them (SPEC §16). */
+  toolsAllow?: string[];
+  /** Tool-name globs: the key never sees a tool matching one of them. */
+  toolsDeny?: string[];
+}
+
+/** Most globs in one list, and most characters in one glob: a visibility rule is a short list of name patterns. */
+const MAX_GLOBS = 100;
+const MAX_GLOB_CHARS = 256;
+
+function checkGlobs(flag: string, globs: string[] | undefined): void {
+  if (globs === undefined) return;
+  if (globs.length === 0 || globs.length > MAX_GLOBS) throw new ToolsearchError("invalid_option", `${flag} takes 1 to ${MAX_GLOBS} globs (got ${globs.length})`);
+  const bad = globs.find((g) => typeof g !== "string" || g.length === 0 || g.length > MAX_GLOB_CHARS);
+  if (bad !== undefined) throw new ToolsearchError("invalid_option", `${flag}: ${JSON.stringify(bad)} is not a tool-name glob of 1 to ${MAX_GLOB_CHARS} characters`);
+}
+
+/**
+ * Which tools a caller may see: undefined when it sees them all, else a predicate on tool names (a tool is kept when
+ * it matches an allow glob, or there is no allow list, and matches no deny glob).
+ */
+export function toolVisibility(key: Pick<RequestKey, "toolsAllow" | "toolsDeny"> | undefined): ((name: string) => boolean) | undefined {
+  if (!key?.toolsAllow && !key?.toolsDeny) return undefined;
+  return toolFilter({ allow: key.toolsAllow, deny: key.toolsDeny });
 }
 
 /**
@@ -43,14 +68,17 @@ export interface NewKeyOptions {
  * @example
  * const { id, key } = await createApiKey(store, { scope: "read", collection: "crm" });
  */
-export async function createApiKey(store: Store, options: NewKeyOptions): Promise<{ id: string; key: string; scope: Scope; collection?: string }> {
+export async function createApiKey(store: Store, options: NewKeyOptions): Promise<{ id: string; key: string; scope: Scope; collection?: string; toolsAllow?: string[]; toolsDeny?: string[] }> {
   if (!SCOPES.includes(options.scope)) {
     throw new ToolsearchError("invalid_option", `scope must be one of ${SCOPES.join(", ")} (got ${JSON.stringify(options.scope)})`);
   }
+  checkGlobs("--tools-allow", options.toolsAllow);
+  checkGlobs("--tools-deny", options.toolsDeny);
   const key = `ts_${randomBytes(32).toString("base64url")}`;
   const id = newId();
-  await store.createKey({ id, hash: hashKey(key), scope: options.scope, collection: options.collection, label: options.label, createdAt: new Date().toISOString() });
-  return { id, key, scope: options.scope, ...(options.collection ? { collection: options.collection } : {}) };
+  const { collection, label, toolsAllow, toolsDeny } = options;
+  await store.createKey({ id, hash: hashKey(key), scope: options.scope, collection, label, toolsAllow, toolsDeny, createdAt: new Date().toISOString() });
+  return { id, key, scope: options.scope, ...(collection ? { collection } : {}), ...(toolsAllow ? { toolsAllow } : {}), ...(toolsDeny ? { toolsDeny } : {}) };
 }
 
 /** Whether `held` includes `needed` (scopes are ordered: read < call < write < admin). */

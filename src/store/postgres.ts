@@ -18,9 +18,12 @@
  */
 import pg from "pg";
 import { ToolsearchError } from "../errors.js";
-import { checkMatch, MAX_POOL_SIZE, etagOf, type KeyRow, toKey, toVector, unknownCollection } from "./records.js";
+import { type AuditRow, auditColumns, auditWhere, checkMatch, MAX_POOL_SIZE, etagOf, globsColumn, type KeyRow, toAudit, toKey, toVector, unknownCollection } from "./records.js";
 import type {
   ApiKeyRecord,
+  AuditEntry,
+  AuditQuery,
+  AuditRecord,
   Change,
   CollectionKind,
   CollectionRecord,
@@ -70,6 +73,14 @@ const MIGRATIONS: string[] = [
      updated_at timestamptz NOT NULL, PRIMARY KEY (owner, server));`,
   // Resources, templates and prompts of each manifest's server (SPEC §14), JSON; NULL for older manifests.
   `ALTER TABLE manifests ADD COLUMN offer text;`,
+  // Tool visibility per key (SPEC §16): JSON arrays of name globs, NULL for none.
+  `ALTER TABLE api_keys ADD COLUMN tools_allow text, ADD COLUMN tools_deny text;`,
+  // The audit log (SPEC §16): who did what, when, with what outcome.
+  `CREATE TABLE audit (
+     id bigserial PRIMARY KEY, at text NOT NULL, who text NOT NULL, action text NOT NULL,
+     collection text NOT NULL, target text, outcome text NOT NULL, duration_ms double precision NOT NULL,
+     argument_bytes integer, arguments text);
+   CREATE INDEX audit_at ON audit (at);`,
 ];
 
 interface CollectionRow {
@@ -385,8 +396,8 @@ export class PostgresStore implements Store {
   async createKey(key: ApiKeyRecord & { hash: string }): Promise<void> {
     try {
       await this.read(
-        `INSERT INTO ${this.s}.api_keys (id, hash, scope, collection, label, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [key.id, key.hash, key.scope, key.collection ?? null, key.label ?? null, key.createdAt, key.revokedAt ?? null],
+        `INSERT INTO ${this.s}.api_keys (id, hash, scope, collection, label, created_at, revoked_at, tools_allow, tools_deny) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [key.id, key.hash, key.scope, key.collection ?? null, key.label ?? null, key.createdAt, key.revokedAt ?? null, globsColumn(key.toolsAllow), globsColumn(key.toolsDeny)],
       );
     } catch (error) {
       if ((error as ToolsearchError).details?.pgCode === "23505") {
@@ -478,6 +489,28 @@ export class PostgresStore implements Store {
 
   async deleteManifest(owner: string, server: string): Promise<void> {
     await this.read(`DELETE FROM ${this.s}.manifests WHERE owner = $1 AND server = $2`, [owner, server]);
+  }
+
+  // Audit log
+
+  async appendAudit(entries: AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    // One multi-row INSERT: a single statement is atomic without a transaction.
+    const values = entries.flatMap(auditColumns);
+    const rows = entries.map((_, r) => `(${Array.from({ length: 9 }, (_, c) => `$${r * 9 + c + 1}`).join(", ")})`);
+    await this.read(`INSERT INTO ${this.s}.audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments) VALUES ${rows.join(", ")}`, values);
+  }
+
+  async listAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {
+    let n = 0;
+    const { where, values } = auditWhere(query, () => `$${++n}`);
+    const { rows } = await this.read<AuditRow>(`SELECT * FROM ${this.s}.audit ${where} ORDER BY id DESC LIMIT $${++n}`, [...values, query.limit ?? 100]);
+    return rows.map(toAudit);
+  }
+
+  async pruneAudit(before: string): Promise<number> {
+    const { rowCount } = await this.read(`DELETE FROM ${this.s}.audit WHERE at < $1`, [before]);
+    return rowCount ?? 0;
   }
 
   // Internals

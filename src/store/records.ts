@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { ToolsearchError } from "../errors.js";
-import type { ApiKeyRecord, Scope, WriteOptions } from "./types.js";
+import type { ApiKeyRecord, AuditEntry, AuditQuery, AuditRecord, Scope, WriteOptions } from "./types.js";
 
 /** An API key as both stores keep it (snake-case columns). */
 export interface KeyRow {
@@ -14,6 +14,9 @@ export interface KeyRow {
   label: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** JSON arrays of tool-name globs (SPEC §16), NULL for none. */
+  tools_allow?: string | null;
+  tools_deny?: string | null;
 }
 
 /** The error for a collection the store does not hold. */
@@ -46,7 +49,14 @@ export function toKey(row: KeyRow): ApiKeyRecord {
   if (row.collection !== null) key.collection = row.collection;
   if (row.label !== null) key.label = row.label;
   if (row.revoked_at !== null) key.revokedAt = row.revoked_at;
+  if (row.tools_allow) key.toolsAllow = JSON.parse(row.tools_allow) as string[];
+  if (row.tools_deny) key.toolsDeny = JSON.parse(row.tools_deny) as string[];
   return key;
+}
+
+/** A key's glob list as its column holds it: a JSON array, or NULL for none. */
+export function globsColumn(globs: string[] | undefined): string | null {
+  return globs === undefined ? null : JSON.stringify(globs);
 }
 
 /** A stored vector blob as a Float32Array (copied). */
@@ -63,3 +73,47 @@ export function toVector(blob: Buffer): Float32Array {
  * flag without loading `pg`.
  */
 export const MAX_POOL_SIZE = 1000;
+
+/** An audit entry as both stores keep it. */
+export interface AuditRow {
+  id: number | string;
+  at: string;
+  who: string;
+  action: string;
+  collection: string;
+  target: string | null;
+  outcome: string;
+  duration_ms: number;
+  argument_bytes: number | null;
+  arguments: string | null;
+}
+
+/** The column values of an audit entry, in the order of both stores' INSERT. */
+export function auditColumns(e: AuditEntry): unknown[] {
+  const args = e.arguments === undefined ? null : JSON.stringify(e.arguments);
+  return [e.at, e.who, e.action, e.collection, e.target ?? null, e.outcome, e.durationMs, e.argumentBytes ?? null, args];
+}
+
+/** The WHERE clause of an audit query; `param` names the next placeholder (`?` or `$n`). */
+export function auditWhere(query: AuditQuery, param: () => string): { where: string; values: unknown[] } {
+  const clauses: string[] = [];
+  const values: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    clauses.push(`${sql} ${param()}`);
+    values.push(value);
+  };
+  if (query.since !== undefined) add("at >=", query.since);
+  if (query.collection !== undefined) add("collection =", query.collection);
+  if (query.who !== undefined) add("who =", query.who);
+  if (query.before !== undefined) add("id <", query.before);
+  return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", values };
+}
+
+/** A stored audit row as a record. */
+export function toAudit(row: AuditRow): AuditRecord {
+  const record: AuditRecord = { id: Number(row.id), at: row.at, who: row.who, action: row.action, collection: row.collection, outcome: row.outcome, durationMs: Number(row.duration_ms) };
+  if (row.target !== null) record.target = row.target;
+  if (row.argument_bytes !== null) record.argumentBytes = Number(row.argument_bytes);
+  if (row.arguments !== null) record.arguments = JSON.parse(row.arguments) as unknown;
+  return record;
+}

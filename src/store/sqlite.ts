@@ -13,9 +13,12 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { ToolsearchError } from "../errors.js";
-import { checkMatch, etagOf, type KeyRow, newId, toKey, toVector, unknownCollection } from "./records.js";
+import { type AuditRow, auditColumns, auditWhere, checkMatch, etagOf, globsColumn, type KeyRow, toAudit, newId, toKey, toVector, unknownCollection } from "./records.js";
 import type {
   ApiKeyRecord,
+  AuditEntry,
+  AuditQuery,
+  AuditRecord,
   Change,
   CollectionKind,
   CollectionRecord,
@@ -53,6 +56,15 @@ const MIGRATIONS: string[] = [
      updated_at TEXT NOT NULL, PRIMARY KEY (owner, server)) WITHOUT ROWID;`,
   // Resources, templates and prompts of each manifest's server (SPEC §14), JSON; NULL for older manifests.
   `ALTER TABLE manifests ADD COLUMN offer TEXT;`,
+  // Tool visibility per key (SPEC §16): JSON arrays of name globs, NULL for none.
+  `ALTER TABLE api_keys ADD COLUMN tools_allow TEXT;
+   ALTER TABLE api_keys ADD COLUMN tools_deny TEXT;`,
+  // The audit log (SPEC §16): who did what, when, with what outcome.
+  `CREATE TABLE audit (
+     id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL, action TEXT NOT NULL,
+     collection TEXT NOT NULL, target TEXT, outcome TEXT NOT NULL, duration_ms REAL NOT NULL,
+     argument_bytes INTEGER, arguments TEXT);
+   CREATE INDEX audit_at ON audit (at);`,
 ];
 
 /** Options of a `SqliteStore`. */
@@ -285,8 +297,8 @@ export class SqliteStore implements Store {
       const clash = this.sql("SELECT 1 FROM api_keys WHERE id = ? OR hash = ?").get(key.id, key.hash);
       if (clash) throw new ToolsearchError("conflict", `an API key with id ${JSON.stringify(key.id)} (or the same secret) already exists`);
       this.db
-        .prepare("INSERT INTO api_keys (id, hash, scope, collection, label, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        .run(key.id, key.hash, key.scope, key.collection ?? null, key.label ?? null, key.createdAt, key.revokedAt ?? null);
+        .prepare("INSERT INTO api_keys (id, hash, scope, collection, label, created_at, revoked_at, tools_allow, tools_deny) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(key.id, key.hash, key.scope, key.collection ?? null, key.label ?? null, key.createdAt, key.revokedAt ?? null, globsColumn(key.toolsAllow), globsColumn(key.toolsDeny));
       return { result: undefined, changes: [] };
     });
   }
@@ -377,6 +389,27 @@ export class SqliteStore implements Store {
 
   async deleteManifest(owner: string, server: string): Promise<void> {
     await this.write(() => ({ result: this.sql("DELETE FROM manifests WHERE owner = ? AND server = ?").run(owner, server), changes: [] }));
+  }
+
+  // Audit log
+
+  async appendAudit(entries: AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.write(() => {
+      const insert = this.sql("INSERT INTO audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      for (const e of entries) insert.run(...auditColumns(e));
+      return { result: undefined, changes: [] };
+    });
+  }
+
+  async listAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {
+    const { where, values } = auditWhere(query, () => "?");
+    const rows = this.guard(() => this.sql(`SELECT * FROM audit ${where} ORDER BY id DESC LIMIT ?`).all(...values, query.limit ?? 100) as AuditRow[]);
+    return rows.map(toAudit);
+  }
+
+  async pruneAudit(before: string): Promise<number> {
+    return this.write(() => ({ result: this.sql("DELETE FROM audit WHERE at < ?").run(before).changes, changes: [] }));
   }
 
   // Internals

@@ -86,6 +86,13 @@ export interface ApiKeyRecord {
   label?: string;
   createdAt: string;
   revokedAt?: string;
+  /**
+   * Tool visibility (SPEC §16): globs on tool names (`*`, `?`). With `toolsAllow` the key sees only the tools that
+   * match one of them; a tool matching a `toolsDeny` glob is hidden in every case. A hidden tool does not exist for
+   * this key anywhere (search, describe, call, sizes, lint, explain, eval, MCP).
+   */
+  toolsAllow?: string[];
+  toolsDeny?: string[];
 }
 
 /** A server's tool list as last seen, and a hash of the configuration block it was seen with. */
@@ -115,6 +122,42 @@ export interface ManifestOffer {
 export interface VectorStore {
   getMany(provider: string, hashes: string[], dimensions: number): Promise<Map<string, Float32Array>>;
   putMany(provider: string, entries: Array<[hash: string, vector: Float32Array]>): Promise<void>;
+}
+
+/** One audit log entry (SPEC §16): a tool call, a write to a collection, or a review decision. */
+export interface AuditEntry {
+  /** ISO 8601 time the action finished. */
+  at: string;
+  /** Key id or token subject (`anonymous` with --no-auth). */
+  who: string;
+  /** `call_tool`, `put_item`, `delete_item`, `batch`, `put_collection`, `delete_collection`, `review`, … */
+  action: string;
+  collection: string;
+  /** The tool's name or the item's key; absent for whole-collection actions. */
+  target?: string;
+  /** `ok`, `error`, `refused`, `failed`, or an HTTP status such as `412`. */
+  outcome: string;
+  durationMs: number;
+  argumentBytes?: number;
+  /** Only with `--audit-arguments`. */
+  arguments?: unknown;
+}
+
+/** An audit entry as stored: with its position in the log (a cursor for paging). */
+export interface AuditRecord extends AuditEntry {
+  id: number;
+}
+
+/** Which audit entries to read: newest first, `before` an id (paging), at most `limit`. */
+export interface AuditQuery {
+  /** ISO 8601: entries at or after this time. */
+  since?: string;
+  collection?: string;
+  who?: string;
+  /** Entries with an id below this one (the last id of the previous page). */
+  before?: number;
+  /** Default 100. */
+  limit?: number;
 }
 
 export type Unsubscribe = () => void;
@@ -177,4 +220,12 @@ export interface Store extends VectorStore {
   getManifest(owner: string, server: string): Promise<ManifestRecord | undefined>;
   putManifest(manifest: Omit<ManifestRecord, "updatedAt">): Promise<void>;
   deleteManifest(owner: string, server: string): Promise<void>;
+
+  // Audit log (SPEC §16)
+  /** Appends entries in one transaction (all or none). */
+  appendAudit(entries: AuditEntry[]): Promise<void>;
+  /** Entries matching `query`, newest first. */
+  listAudit(query?: AuditQuery): Promise<AuditRecord[]>;
+  /** Deletes entries older than `before` (ISO 8601); returns how many. */
+  pruneAudit(before: string): Promise<number>;
 }

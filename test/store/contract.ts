@@ -228,6 +228,33 @@ export function storeContract(label: string, makeStore: () => Promise<StoreFixtu
       assert.ok(revoked?.revokedAt);
     });
 
+    it("the audit log appends, filters, pages newest first and prunes by age", async (store) => {
+      const entry = (at: string, who: string, collection: string, extra = {}) => ({ at, who, action: "call_tool", collection, target: "fx__ping", outcome: "ok", durationMs: 1.5, argumentBytes: 2, ...extra });
+      await store.appendAudit([entry("2026-01-01T00:00:00.000Z", "k1", "crm"), entry("2026-01-02T00:00:00.000Z", "k2", "crm")]);
+      await store.appendAudit([entry("2026-01-03T00:00:00.000Z", "k1", "ops", { arguments: { text: "hi" }, outcome: "error" })]);
+      await store.appendAudit([]);
+      const all = await store.listAudit();
+      assert.deepEqual(all.map((e) => e.at.slice(8, 10)), ["03", "02", "01"]);
+      assert.deepEqual(all[0], { id: all[0].id, ...entry("2026-01-03T00:00:00.000Z", "k1", "ops", { arguments: { text: "hi" }, outcome: "error" }) });
+      assert.ok(!("arguments" in all[1]), "no arguments unless recorded");
+      assert.deepEqual((await store.listAudit({ who: "k1" })).map((e) => e.collection), ["ops", "crm"]);
+      assert.deepEqual((await store.listAudit({ collection: "crm", since: "2026-01-02T00:00:00.000Z" })).map((e) => e.who), ["k2"]);
+      const page = await store.listAudit({ limit: 2 });
+      assert.equal(page.length, 2);
+      assert.deepEqual((await store.listAudit({ before: page[1].id })).map((e) => e.who), ["k1"]);
+      assert.equal(await store.pruneAudit("2026-01-02T12:00:00.000Z"), 2);
+      assert.equal((await store.listAudit()).length, 1);
+    });
+
+    it("API keys keep their tool visibility globs", async (store) => {
+      const createdAt = new Date().toISOString();
+      await store.createKey({ id: "v1", hash: "hv1", scope: "read", toolsAllow: ["billing_*", "get_?"], toolsDeny: ["*_secret"], createdAt });
+      await store.createKey({ id: "v2", hash: "hv2", scope: "read", toolsDeny: ["admin_*"], createdAt });
+      assert.deepEqual(await store.keyByHash("hv1"), { id: "v1", scope: "read", toolsAllow: ["billing_*", "get_?"], toolsDeny: ["*_secret"], createdAt });
+      assert.deepEqual(await store.keyByHash("hv2"), { id: "v2", scope: "read", toolsDeny: ["admin_*"], createdAt });
+      assert.deepEqual((await store.listKeys()).find((k) => k.id === "v1")?.toolsAllow, ["billing_*", "get_?"]);
+    });
+
     it("settings hold small JSON values", async (store) => {
       assert.equal(await store.getSetting("x"), undefined);
       await store.setSetting("x", { a: [1, "b"] });

@@ -15,6 +15,7 @@ import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../../mcp/http-se
 import { defaultStorePath, isPostgresUrl, openStore } from "../../store/open.js";
 import { MAX_POOL_SIZE } from "../../store/records.js";
 import { startPruning } from "../../store/retention.js";
+import { AuditLog, startAuditPruning } from "../../trust/audit.js";
 import { parseInteger, UsageError } from "../output.js";
 import { createProgress } from "../progress.js";
 
@@ -39,6 +40,8 @@ interface ServeFlags {
   idleStop: number;
   exposeFound?: boolean;
   pgPoolSize?: number;
+  auditArguments?: boolean;
+  keepAudit: number;
 }
 
 /** Default `--idle-stop` in seconds, as for `toolsearch mcp` (SPEC §11). */
@@ -70,6 +73,8 @@ export function registerServe(program: Command): void {
     .option("--idle-stop <seconds>", "stop an upstream server of an mcp collection after this long without a call; 0 = never", parseInteger("--idle-stop", 0, 31_536_000), DEFAULT_IDLE_STOP_SECONDS)
     .option("--expose-found", "add the upstream tools a session's searches find to that session's MCP tool list")
     .option("--pg-pool-size <n>", "connections per replica in the PostgreSQL pool (default $TOOLSEARCH_PG_POOL_SIZE, else 10)", parseInteger("--pg-pool-size", 1, MAX_POOL_SIZE))
+    .option("--audit-arguments", "keep the arguments of each call_tool in the audit log (default: only their size)")
+    .option("--keep-audit <days>", "keep audit log entries this many days (0: forever)", parseInteger("--keep-audit", 0, 36_500), 90)
     .action(async (flags: ServeFlags) => serve(flags));
 }
 
@@ -102,6 +107,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   });
   const embedder = new Embedder(provider, { cache: store });
   const collections = new Collections(store, { embedder, exposeFound: flags.exposeFound, upstream: { idleStopMs: flags.idleStop * 1000 } });
+  const audit = new AuditLog(store, { keepArguments: flags.auditArguments, log: note });
   try {
     const seeded = await seedCollections(store, { catalogs: flags.catalog, docs: flags.docs, mcpConfigs: flags.mcpConfig });
     for (const name of seeded.kept) note(`collection ${name} is already in the store; kept it (the file was not reloaded)`);
@@ -114,6 +120,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       logger: flags.log === "silent" ? false : { level: flags.log, stream: logDestination },
       loopbackOnly: isLoopbackName(flags.host),
       mcp: { sessionIdleMs: flags.sessionIdle * 1000, maxSessions: flags.maxSessions },
+      audit,
     });
     const stopped = onceStopped();
     const address = await app.listen({ port: flags.port, host: flags.host }).catch((error: NodeJS.ErrnoException) => {
@@ -125,12 +132,15 @@ async function serve(flags: ServeFlags): Promise<void> {
     await loadWithProgress(collections);
     // Replicas need the log only to catch up after a disconnect; one away longer than this reloads (src/store/retention.ts).
     const stopPruning = startPruning(store, { keepMs: flags.keepChanges * 3_600_000, log: note });
+    const stopAuditPruning = flags.keepAudit > 0 ? startAuditPruning(store, flags.keepAudit, note) : () => {};
     note(`ready: ${collections.list().length} collection(s) from ${store.kind} store ${store.location}`);
     await stopped;
     note("stopping: finishing requests in flight");
     stopPruning();
+    stopAuditPruning();
     await app.close();
   } finally {
+    await audit.close().catch((error: unknown) => note(`audit log: ${audit.pending} entries could not be written at stop: ${(error as Error).message}`));
     await collections.close();
     await embedder.close();
     await store.close();

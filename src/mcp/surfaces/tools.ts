@@ -8,6 +8,7 @@ import type { AnthropicTool } from "../../catalog/tool.js";
 import { ToolsearchError } from "../../errors.js";
 import { InputValidator } from "../../execution/validate-input.js";
 import type { ToolSearchOptions } from "../../indexes/tool-index-options.js";
+import { type ToolCatalog, ToolView } from "../../indexes/tool-view.js";
 import { type DocsToolResult, handleDocsTool } from "../../metatools/docs-tools.js";
 import { MAX_SELECT_NAMES, parseSelect, resolveSelect, unknownNamesNote } from "../../metatools/select.js";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, noToolGuidance } from "../../metatools/tool-search.js";
@@ -59,8 +60,8 @@ export class ToolsSurface implements Surface {
   listTools(session?: GatewaySession): McpTool[] {
     const meta = gatewayToolDefinitions({ docs: this.options.docs !== undefined }).map(toMcpTool);
     const alwaysLoaded = this.registry.alwaysLoaded;
-    const always = alwaysLoaded.flatMap((name) => this.registry.route(name)?.definition ?? []);
-    const exposed = [...(session?.exposed.values() ?? [])].filter((tool) => !alwaysLoaded.includes(tool.name));
+    const always = alwaysLoaded.filter((name) => sees(session, name)).flatMap((name) => this.registry.route(name)?.definition ?? []);
+    const exposed = [...(session?.exposed.values() ?? [])].filter((tool) => !alwaysLoaded.includes(tool.name) && sees(session, tool.name));
     return [...meta, ...always, ...exposed];
   }
 
@@ -73,15 +74,15 @@ export class ToolsSurface implements Surface {
         case SEARCH_TOOLS:
           return await this.searchTools(args, session);
         case DESCRIBE_TOOL:
-          return await this.describeTool(args);
+          return await this.describeTool(args, session);
         case CALL_TOOL:
-          return await this.proxyCall(args.name, args.arguments);
+          return await this.proxyCall(args.name, args.arguments, session);
       }
       if (this.options.docs) {
         const result = await handleDocsTool(this.options.docs, name, args);
         if (result) return this.docsResult(result);
       }
-      if (session?.exposed.has(name) || this.registry.alwaysLoaded.includes(name)) return await this.proxyCall(name, args);
+      if ((session?.exposed.has(name) || this.registry.alwaysLoaded.includes(name)) && sees(session, name)) return await this.proxyCall(name, args, session);
       return failure(`Unknown tool ${JSON.stringify(name)}. This gateway offers ${this.listTools(session).map((t) => t.name).join(", ")}.`);
     } catch (error) {
       if (error instanceof ToolsearchError) return failure(error.message);
@@ -132,7 +133,7 @@ export class ToolsSurface implements Surface {
     if (typeof engine !== "string") return failure(`engine must be a string such as "bm25" or "regex".`);
     const selected = parseSelect(query);
     if (selected) return this.selectTools(selected, session);
-    const index = this.registry.index;
+    const index = this.catalog(session);
     let hits;
     try {
       hits = await index.search(query, { engine: engine as ToolSearchOptions["engine"], limit });
@@ -147,7 +148,7 @@ export class ToolsSurface implements Surface {
   /** `select:a,b`: exactly the named tools; unknown names come back with their closest names. */
   private selectTools(names: string[], session?: GatewaySession): CallToolResult {
     if (names.length === 0 || names.length > MAX_SELECT_NAMES) return failure(`A select query names the tools to load, e.g. "select:filesystem__read_text_file" (at most ${MAX_SELECT_NAMES} names).`);
-    const index = this.registry.index;
+    const index = this.catalog(session);
     const selection = resolveSelect(names, index.names());
     const note = unknownNamesNote(selection);
     if (selection.found.length === 0) return { content: [text(`${note} Search by keywords if none of these is what you need.`)] };
@@ -184,11 +185,11 @@ export class ToolsSurface implements Surface {
     if (added) notifyToolsChanged(session);
   }
 
-  private async describeTool(args: Record<string, unknown>): Promise<CallToolResult> {
+  private async describeTool(args: Record<string, unknown>, session?: GatewaySession): Promise<CallToolResult> {
     const name = typeof args.name === "string" ? args.name.trim() : "";
     if (!name) return failure(`${DESCRIBE_TOOL} needs a name from ${SEARCH_TOOLS} results, e.g. {"name": "filesystem__read_text_file"}.`);
-    const tool = this.registry.index.get(name);
-    if (!tool) return failure(this.registry.outageFor(name) ?? this.unknownTool(name));
+    const tool = this.catalog(session).get(name);
+    if (!tool) return failure(this.unavailable(name, session));
     const route = this.registry.route(name);
     const definition = route
       ? { ...route.definition, server: route.server }
@@ -196,35 +197,65 @@ export class ToolsSurface implements Surface {
     return { content: [text(JSON.stringify(definition))] };
   }
 
-  /** `call_tool`: validates the arguments against the upstream tool's schema, then proxies the call. */
-  private async proxyCall(rawName: unknown, rawArguments: unknown): Promise<CallToolResult> {
+  /** `call_tool`: validates the arguments against the upstream tool's schema, then proxies the call (told to `onCall`). */
+  private async proxyCall(rawName: unknown, rawArguments: unknown, session?: GatewaySession): Promise<CallToolResult> {
     if (typeof rawName !== "string" || !rawName.trim()) {
       return failure(`${CALL_TOOL} needs "name": a tool name from ${SEARCH_TOOLS} results, and "arguments": an object matching its inputSchema.`);
     }
     const name = rawName.trim();
-    const route = this.registry.route(name);
-    if (!route) return failure(this.whyNotCallable(name));
+    const started = performance.now();
+    const report = (outcome: "ok" | "error" | "refused" | "failed") => {
+      if (!session?.onCall) return;
+      const argumentBytes = Buffer.byteLength(JSON.stringify(rawArguments ?? {}) ?? "");
+      session.onCall({ tool: name, outcome, durationMs: performance.now() - started, argumentBytes, arguments: rawArguments ?? {} });
+    };
+    const route = sees(session, name) ? this.registry.route(name) : undefined;
+    if (!route) {
+      report("refused");
+      return failure(this.whyNotCallable(name, session));
+    }
     const check = this.validator.validate(name, route.definition.inputSchema as Record<string, unknown>, rawArguments ?? {});
-    if (!check.ok) return failure(check.message.replace(`call ${name} again`, `call ${CALL_TOOL} again`));
+    if (!check.ok) {
+      report("refused");
+      return failure(check.message.replace(`call ${name} again`, `call ${CALL_TOOL} again`));
+    }
     try {
-      return await this.registry.runnerOf(route).callTool(route.tool, check.input);
+      const result = await this.registry.runnerOf(route).callTool(route.tool, check.input);
+      report(result.isError ? "error" : "ok");
+      return result;
     } catch (error) {
+      report("failed");
       if (error instanceof McpError) return failure(`upstream server "${route.server}" refused ${route.tool}: ${error.message}`);
       throw error;
     }
   }
 
-  private whyNotCallable(name: string): string {
-    if (name === SEARCH_TOOLS || name === DESCRIBE_TOOL || name === CALL_TOOL) return `${name} is one of the gateway's own tools: call it directly, not through ${CALL_TOOL}.`;
-    if (this.registry.index.get(name)) return `${name} is in the static catalog only: no connected MCP server runs it, so it cannot be called here.`;
-    return this.registry.outageFor(name) ?? this.unknownTool(name);
+  /** The tools a session may search and describe: all of them, or its caller's view. */
+  private catalog(session?: GatewaySession): ToolCatalog {
+    return session?.visible ? new ToolView(this.registry.index, session.visible) : this.registry.index;
   }
 
-  private unknownTool(name: string): string {
-    const near = this.registry.index.closestNames(name);
+  /** Why a tool cannot be described: a hidden one is unknown (no outage of its server may hint that it exists). */
+  private unavailable(name: string, session?: GatewaySession): string {
+    return (sees(session, name) ? this.registry.outageFor(name) : undefined) ?? this.unknownTool(name, session);
+  }
+
+  private whyNotCallable(name: string, session?: GatewaySession): string {
+    if (name === SEARCH_TOOLS || name === DESCRIBE_TOOL || name === CALL_TOOL) return `${name} is one of the gateway's own tools: call it directly, not through ${CALL_TOOL}.`;
+    if (this.catalog(session).get(name)) return `${name} is in the static catalog only: no connected MCP server runs it, so it cannot be called here.`;
+    return this.unavailable(name, session);
+  }
+
+  private unknownTool(name: string, session?: GatewaySession): string {
+    const near = this.catalog(session).closestNames(name);
     const hint = near.length ? ` Did you mean: ${near.join(", ")}?` : "";
     return `Unknown tool ${JSON.stringify(name)}.${hint} Use ${SEARCH_TOOLS} to find tools and pass a name exactly as it returns it.`;
   }
+}
+
+/** Whether a session's caller may see a tool. */
+function sees(session: GatewaySession | undefined, name: string): boolean {
+  return session?.visible?.accept(name) ?? true;
 }
 
 function toMcpTool(tool: AnthropicTool): McpTool {

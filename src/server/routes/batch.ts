@@ -2,6 +2,7 @@
 import type { FastifyInstance } from "fastify";
 import { ToolsearchError } from "../../errors.js";
 import type { Collections } from "../collections.js";
+import { requireWritable } from "../visibility.js";
 import { checkItems } from "../items.js";
 import { bearer, collectionParams, withErrors } from "../schemas.js";
 
@@ -22,7 +23,7 @@ const batchAnswer = {
 
 export async function batchRoutes(app: FastifyInstance, { collections }: { collections: Collections }): Promise<void> {
   app.post<{ Params: { c: string }; Body: { upsert?: unknown[]; delete?: string[] } }>("/v1/collections/:c/batch", {
-    config: { scope: "write" },
+    config: { scope: "write", audit: "batch" },
     schema: { summary: "Upsert and delete items in one transaction", security: bearer, params: collectionParams, body: batchBody, response: withErrors({ 200: batchAnswer }) },
   }, async (request) => {
     const name = request.params.c;
@@ -32,6 +33,7 @@ export async function batchRoutes(app: FastifyInstance, { collections }: { colle
     }
     const upsert = checkItems(collection.kind, request.body.upsert ?? [], `${name} batch upsert`);
     const remove = request.body.delete ?? [];
+    requireWritable(request.apiKey, collection.kind, [...upsert.map((item) => item.key), ...remove]);
     const upserted = new Set(upsert.map((item) => item.key));
     const both = remove.filter((key) => upserted.has(key));
     if (both.length) throw new ToolsearchError("request_invalid", `${name} batch: ${both.map((k) => JSON.stringify(k)).join(", ")} both upserted and deleted; send each key once`);

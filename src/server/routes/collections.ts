@@ -6,6 +6,7 @@ import type { CollectionKind, ItemInput } from "../../store/types.js";
 import { keySees, requireScope } from "../auth.js";
 import type { Collections, LoadedCollection } from "../collections.js";
 import { checkItems } from "../items.js";
+import { requireWritable, visibleSummary } from "../visibility.js";
 import { anyObject, bearer, collectionParams, collectionSummary, withErrors } from "../schemas.js";
 
 interface PutBody {
@@ -45,16 +46,16 @@ export async function collectionRoutes(app: FastifyInstance, { collections }: { 
       response: withErrors({ 200: { type: "object", required: ["collections"], properties: { collections: { type: "array", items: collectionSummary } } } }),
     },
   }, async (request) => ({
-    collections: collections.list().filter((c) => keySees(request.apiKey, c.name)).map((c) => summary(collections, c)),
+    collections: await Promise.all(collections.list().filter((c) => keySees(request.apiKey, c.name)).map((c) => visibleSummary(collections, c, request.apiKey))),
   }));
 
   app.get<{ Params: { c: string } }>("/v1/collections/:c", {
     config: { scope: "read" },
     schema: { summary: "One collection", security: bearer, params: collectionParams, response: withErrors({ 200: collectionSummary }) },
-  }, async (request) => summary(collections, await collections.resolve(request.params.c)));
+  }, async (request) => visibleSummary(collections, await collections.resolve(request.params.c), request.apiKey));
 
   app.put<{ Params: { c: string }; Body: PutBody }>("/v1/collections/:c", {
-    config: { scope: "write" },
+    config: { scope: "write", audit: "put_collection" },
     schema: {
       summary: "Create or replace a whole collection atomically",
       description: "kind mcp runs the configured servers' commands on this host, so it needs the admin scope.",
@@ -67,6 +68,7 @@ export async function collectionRoutes(app: FastifyInstance, { collections }: { 
     const name = request.params.c;
     const { kind } = request.body;
     if (kind === "mcp") requireScope(request, "admin", name);
+    requireWritable(request.apiKey, kind, "collection");
     const { config, items } = checkBody(name, request.body);
     const existing = await store.getCollection(name);
     if (existing && existing.kind !== kind) {
@@ -84,12 +86,13 @@ export async function collectionRoutes(app: FastifyInstance, { collections }: { 
   });
 
   app.delete<{ Params: { c: string } }>("/v1/collections/:c", {
-    config: { scope: "write" },
+    config: { scope: "write", audit: "delete_collection" },
     schema: { summary: "Delete a collection and its items", security: bearer, params: collectionParams, response: withErrors({ 204: { type: "null" } }) },
   }, async (request, reply) => {
     const name = request.params.c;
     const existing = await store.getCollection(name);
     if (existing?.kind === "mcp") requireScope(request, "admin", name);
+    requireWritable(request.apiKey, existing?.kind ?? "tools", "collection");
     if (!(await store.deleteCollection(name))) throw new ToolsearchError("unknown_collection", `Unknown collection ${JSON.stringify(name)}.`);
     await collections.sync();
     return reply.code(204).send();

@@ -11,7 +11,9 @@ import { evaluateRuns, type Searcher } from "../../eval/runner.js";
 import { documentEvaluators, toolEvaluators } from "../../eval/searchers.js";
 import { DOCUMENT_ENGINES, type DocumentEngine } from "../../indexes/document-index-options.js";
 import { TOOL_ENGINES, type ToolEngine } from "../../indexes/tool-index-options.js";
+import type { RequestKey } from "../auth.js";
 import type { Collections, LoadedCollection } from "../collections.js";
+import { toolsFor } from "../visibility.js";
 import { anyObject, bearer, collectionParams, MAX_QUERY_CHARS, withErrors } from "../schemas.js";
 import { withDeadline } from "./search.js";
 
@@ -67,7 +69,7 @@ export async function explainEvalRoutes(app: FastifyInstance, { collections, tim
   }, async (request) => {
     const { query, name } = request.body;
     const engine = request.body.engine ?? "bm25";
-    return withDeadline(explainerOf(await collections.resolve(request.params.c), [engine])(engine, query, name), timeoutMs);
+    return withDeadline(explainerOf(await collections.resolve(request.params.c), [engine], request.apiKey)(engine, query, name), timeoutMs);
   });
 
   app.post<{ Params: { c: string }; Body: EvalBody }>("/v1/collections/:c/eval", {
@@ -78,13 +80,14 @@ export async function explainEvalRoutes(app: FastifyInstance, { collections, tim
     const engines = request.body.engines ?? enginesOf(collection);
     const format = request.body.format ?? "jsonl";
     const file = `${(request.body.file ?? "queries").replace(/\.(jsonl|json|ya?ml)$/i, "")}.${format}`;
-    const known = (id: string) => (collection.docs ? collection.docs.get(id) : collection.tools!.get(id)) !== undefined;
+    const tools = collection.docs ? undefined : toolsFor(collection, request.apiKey);
+    const known = (id: string) => (collection.docs ? collection.docs.get(id) : tools!.get(id)) !== undefined;
     const all = parseQueries(file, request.body.queries, known);
     if (all.length > MAX_EVAL_QUERIES && request.body.max_queries === undefined) {
       throw new ToolsearchError("invalid_option", `${file} holds ${all.length} queries; the service evaluates at most ${MAX_EVAL_QUERIES} per request (set max_queries, or use toolsearch eval --report).`);
     }
     const queries = all.slice(0, request.body.max_queries ?? MAX_EVAL_QUERIES);
-    const { searchers, explain } = evaluatorsOf(collection, engines);
+    const { searchers, explain } = evaluatorsOf(collection, engines, request.apiKey);
     const { report, runs } = await evaluateRuns(queries, searchers);
     return buildReportData(queries, report, runs, { title: `Eval of ${collection.name}`, source: { collection: collection.name, queries: file }, explain, maxExplanations: EVAL_EXPLANATIONS });
   });
@@ -102,18 +105,18 @@ function checkEngines(collection: LoadedCollection, engines: string[]): void {
 }
 
 /** The explainer of the explain route: the query as given (a pattern, for regex). */
-function explainerOf(collection: LoadedCollection, engines: string[]): Explainer {
+function explainerOf(collection: LoadedCollection, engines: string[], key: RequestKey | undefined): Explainer {
   checkEngines(collection, engines);
   if (collection.docs) {
     const docs = collection.docs;
     return (engine, query, id) => docs.explain(query, id, { engine: engine as DocumentEngine });
   }
-  const tools = collection.tools!;
+  const tools = toolsFor(collection, key);
   return (engine, query, name) => tools.explain(query, name, { engine: engine as ToolEngine });
 }
 
 /** Searchers and explainer of the eval route, as `toolsearch eval` builds them. */
-function evaluatorsOf(collection: LoadedCollection, engines: string[]): { searchers: Record<string, Searcher>; explain: Explainer } {
+function evaluatorsOf(collection: LoadedCollection, engines: string[], key: RequestKey | undefined): { searchers: Record<string, Searcher>; explain: Explainer } {
   checkEngines(collection, engines);
-  return collection.docs ? documentEvaluators(collection.docs, engines as DocumentEngine[]) : toolEvaluators(collection.tools!, engines as ToolEngine[]);
+  return collection.docs ? documentEvaluators(collection.docs, engines as DocumentEngine[]) : toolEvaluators(toolsFor(collection, key), engines as ToolEngine[]);
 }

@@ -8,6 +8,8 @@ import type { ItemRecord } from "../../store/types.js";
 import type { Collections } from "../collections.js";
 import { checkOneItem, holds, ITEM_KINDS, type ItemKind, toolDefinition } from "../items.js";
 import { anyObject, bearer, COLLECTION_NAME, withErrors } from "../schemas.js";
+import { etagFor, requireWritable, seesAllTools, visibilityOf } from "../visibility.js";
+import type { RequestKey } from "../auth.js";
 
 /** Path parameters: the collection, and the tool's name or the document's id (named as SPEC §9 names them). */
 type ItemParams = { c: string } & Record<string, string>;
@@ -64,10 +66,32 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
     return collection;
   };
   const missing = (c: string, key: string) => new ToolsearchError(notFound, `Unknown ${noun} ${JSON.stringify(key)} in collection ${JSON.stringify(c)}.`);
-  const withEtag = (reply: FastifyReply, item: ItemRecord) => reply.header("etag", quoted(item.etag));
+  const withEtag = (reply: FastifyReply, item: ItemRecord, key: RequestKey | undefined) => reply.header("etag", quoted(etagFor(key, kind, item.etag)));
+  /**
+   * The stored ETag an `If-Match` stands for. A key with a visibility rule is shown digests (see `etagFor`): its
+   * `If-Match` is matched against the digest of the current ETag and handed to the store as that ETag, so the store
+   * still checks it in the write's own transaction.
+   */
+  const storedMatch = async (c: string, name: string, header: string | undefined, key: RequestKey | undefined) => {
+    const ifMatch = unquoted(header);
+    if (ifMatch === undefined || kind === "docs" || seesAllTools(key)) return ifMatch;
+    const current = await store.getItem(c, name);
+    return current && etagFor(key, kind, current.etag) === ifMatch ? current.etag : ifMatch;
+  };
+  /** The store's `precondition_failed` names the current ETag: a key shown digests is shown the digest. */
+  const conditional = async <T>(key: RequestKey | undefined, write: () => Promise<T>): Promise<T> => {
+    try {
+      return await write();
+    } catch (error) {
+      const details = (error as ToolsearchError).details as { etag?: string | null } | undefined;
+      if (!(error instanceof ToolsearchError) || error.code !== "precondition_failed" || seesAllTools(key) || kind === "docs") throw error;
+      const etag = details?.etag ? etagFor(key, kind, details.etag) : null;
+      throw new ToolsearchError("precondition_failed", `If-Match does not match the current ETag${etag ? ` (${JSON.stringify(etag)})` : " (the tool does not exist)"}; nothing was changed`, { details: { ...details, etag } });
+    }
+  };
 
   app.put<{ Params: ItemParams; Headers: { "if-match"?: string } }>(path, {
-    config: { scope: "write" },
+    config: { scope: "write", audit: "put_item" },
     schema: {
       summary: `Create or replace one ${noun}`,
       security: bearer,
@@ -78,11 +102,14 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
     },
   }, async (request, reply) => {
     const { c, [param]: key } = request.params;
-    await target(c);
+    const caller = request.apiKey;
+    const collection = await target(c);
+    requireWritable(caller, collection.kind, [key]);
     const item = checkOneItem(kind, request.body, key, `${c}/${segment}/${key}`);
-    const result = await store.putItem(c, item, { ifMatch: unquoted(request.headers["if-match"]) });
+    const ifMatch = await storedMatch(c, key, request.headers["if-match"], caller);
+    const result = await conditional(caller, () => store.putItem(c, item, { ifMatch }));
     await collections.sync();
-    withEtag(reply, result.item).code(result.created ? 201 : 200);
+    withEtag(reply, result.item, caller).code(result.created ? 201 : 200);
     return kind === "tools" ? toolDefinition(result.item.body) : result.item.body;
   });
 
@@ -98,21 +125,26 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
   }, async (request, reply) => {
     const { c, [param]: key } = request.params;
     const collection = await target(c);
-    const item = await store.getItem(c, key);
+    // A hidden tool answers exactly as an absent one.
+    const hidden = kind === "tools" && visibilityOf(request.apiKey)?.accept(key) === false;
+    const item = hidden ? undefined : await store.getItem(c, key);
     if (!item) throw missing(c, key);
-    withEtag(reply, item);
+    withEtag(reply, item, request.apiKey);
     const { offset, max_chars: maxChars } = request.query;
     if (kind === "docs" && (offset !== undefined || maxChars !== undefined)) return collection.docs!.read(key, { offset, maxChars });
     return kind === "tools" ? toolDefinition(item.body) : item.body;
   });
 
   app.delete<{ Params: ItemParams; Headers: { "if-match"?: string } }>(path, {
-    config: { scope: "write" },
+    config: { scope: "write", audit: "delete_item" },
     schema: { summary: `Delete one ${noun}`, security: bearer, params, headers: ifMatchHeaders, response: withErrors({ 204: { type: "null" } }) },
   }, async (request, reply) => {
     const { c, [param]: key } = request.params;
-    await target(c);
-    if (!(await store.deleteItem(c, key, { ifMatch: unquoted(request.headers["if-match"]) }))) throw missing(c, key);
+    const caller = request.apiKey;
+    const collection = await target(c);
+    requireWritable(caller, collection.kind, [key]);
+    const ifMatch = await storedMatch(c, key, request.headers["if-match"], caller);
+    if (!(await conditional(caller, () => store.deleteItem(c, key, { ifMatch })))) throw missing(c, key);
     await collections.sync();
     return reply.code(204).send();
   });

@@ -19,7 +19,10 @@ import { parseDocResourceUri } from "../../mcp/doc-resources.js";
 import { DESCRIBE_TOOL, SEARCH_TOOLS } from "../../mcp/meta-tools.js";
 import { StreamableHTTPServerTransport } from "../../mcp/sdk-http.js";
 import { READ_DOC, SEARCH_DOCS } from "../../metatools/docs-tools.js";
-import { hashKey, requireScope } from "../auth.js";
+import { hashKey, type RequestKey, requireScope } from "../auth.js";
+import { visibilityOf } from "../visibility.js";
+import type { ToolCallRecord } from "../../mcp/sessions.js";
+import type { AuditLog } from "../../trust/audit.js";
 import type { Collections } from "../collections.js";
 import { bearer, collectionParams } from "../schemas.js";
 
@@ -32,6 +35,8 @@ export interface McpRouteOptions {
   sessionIdleMs?: number;
   /** With `--no-auth` on loopback: refuse requests whose Host is not loopback (DNS rebinding from a web page). */
   loopbackOnly?: boolean;
+  /** Where every `call_tool` (and direct call of an exposed tool) is recorded. */
+  audit?: AuditLog;
 }
 
 interface Session {
@@ -128,7 +133,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           reply.header("retry-after", String(full.retryAfterSeconds));
           return rpcError(reply, 503, "not_ready", full.message);
         }
-        const fresh = await openSession(name, keyId, bearerHash(request));
+        const fresh = await openSession(name, request.apiKey!, bearerHash(request));
         reply.hijack();
         await fresh.transport.handleRequest(request.raw, reply.raw, request.body);
         // Not an initialize request (refused with 400): nothing holds this session, so it must not stay in the gateway.
@@ -140,7 +145,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     },
   });
 
-  async function openSession(collection: string, keyId: string, keyHash: string | undefined): Promise<Session> {
+  async function openSession(collection: string, key: RequestKey, keyHash: string | undefined): Promise<Session> {
+    const keyId = key.id;
     const gateway = await collections.gatewayFor(collection);
     const port = (app.server.address() as AddressInfo | null)?.port;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -148,7 +154,9 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       onsessioninitialized: (id) => sessions.add(id, session),
       ...(options.loopbackOnly && port ? { enableDnsRebindingProtection: true, allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] } : {}),
     });
-    const server = gateway.createSession();
+    const audit = options.audit;
+    const onCall = audit && ((call: ToolCallRecord) => audit.record({ who: keyId, action: "call_tool", collection, target: call.tool, outcome: call.outcome, durationMs: call.durationMs, argumentBytes: call.argumentBytes, arguments: call.arguments }));
+    const server = gateway.createSession({ visible: visibilityOf(key), onCall });
     const session: Session = { transport, collection, keyId, keyHash };
     transport.onclose = () => {
       const id = transport.sessionId;

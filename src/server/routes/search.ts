@@ -8,6 +8,7 @@ import type { DocumentEngine } from "../../indexes/document-index-options.js";
 import type { ToolEngine } from "../../indexes/tool-index-options.js";
 import { lintTools } from "../../lint/runner.js";
 import type { Collections } from "../collections.js";
+import { toolsFor, visibilityOf } from "../visibility.js";
 import { anyObject, bearer, collectionParams, searchAnswer, searchBody, withErrors } from "../schemas.js";
 
 interface SearchBody {
@@ -44,7 +45,7 @@ export async function searchRoutes(app: FastifyInstance, { collections, timeoutM
         const docs = collection.docs;
         return { query, results: engine === "bm25" ? docs.searchSync(query, options) : await withDeadline(docs.search(query, options), timeoutMs) };
       }
-      const tools = collection.tools!;
+      const tools = toolsFor(collection, request.apiKey);
       // bm25 and regex answer synchronously: no promise, no microtask hop per request.
       const results = engine === "bm25" || engine === "regex" ? tools.searchSync(query, { engine, limit }) : await withDeadline(tools.search(query, { engine, limit }), timeoutMs);
       return { engine, query, results };
@@ -60,8 +61,10 @@ export async function searchRoutes(app: FastifyInstance, { collections, timeoutM
     const name = request.params.c;
     const collection = await collections.resolve(name);
     if (collection.kind === "docs") throw new ToolsearchError("conflict", `Collection ${JSON.stringify(name)} holds documents; lint reviews tool collections.`);
-    if (collection.kind === "mcp") return lintTools(collection.tools!.list().map((t) => t.definition));
-    const items = await collections.store.listItems(name);
+    // A key that sees only some tools gets the report of those alone (no finding may name or count a hidden one).
+    if (collection.kind === "mcp") return lintTools(toolsFor(collection, request.apiKey).list().map((t) => t.definition));
+    const visible = visibilityOf(request.apiKey);
+    const items = (await collections.store.listItems(name)).filter((i) => !visible || visible.accept(i.key));
     return lintTools(items.map((i) => i.body));
   });
 }
