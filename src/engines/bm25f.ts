@@ -146,8 +146,16 @@ export class Bm25fIndex {
   private lengths: number[] = [];
   private termsOf: (string[] | undefined)[] = [];
   private freeSlots: number[] = [];
-  /** Set by `fromState` until `undefer` runs. */
-  private deferred = false;
+  /**
+   * Whether `termsOf` is still to be made (by `undefer`, from the postings). Only removal needs it, so neither a build
+   * nor `fromState` makes it: a first removal pays one pass over the postings instead.
+   */
+  private deferred = true;
+  /**
+   * Whether `vocabulary` holds every term. It is filled on the first lookup that needs it (a query word missing from
+   * the vocabulary, a suggestion), not term by term during a build: most builds serve queries whose words are known.
+   */
+  private vocabularyReady = false;
   private totalLengths: number[];
   private normVersion = 0;
   private scores = new Float64Array(0);
@@ -197,9 +205,13 @@ export class Bm25fIndex {
 
   /** Vocabulary terms close to a term, nearest first (for suggestions and typo tolerance); with a subset, its terms. */
   nearTerms(term: string, maxDistance?: number, subset?: Bm25fSubset): Expansion[] {
-    this.undefer();
+    if (!this.vocabulary) return [];
+    if (!this.vocabularyReady) {
+      for (const known of this.postings.keys()) this.vocabulary.add(known);
+      this.vocabularyReady = true;
+    }
     const keep = subset && ((near: string) => this.subsetList(this.postings.get(near)!, subset).df > 0);
-    return this.vocabulary?.expand(term, maxDistance, keep) ?? [];
+    return this.vocabulary.expand(term, maxDistance, keep);
   }
 
   /** Changes with every add and remove: a `Bm25fSubset` made at another version is stale. */
@@ -230,24 +242,55 @@ export class Bm25fIndex {
 
   /** Indexes `id` with one list of analyzed terms per field (in field order). Replaces an existing id. */
   add(id: string, fieldTerms: string[][]): void {
-    this.undefer();
     if (fieldTerms.length !== this.fields.length) {
       throw new Error(`Bm25fIndex.add: expected ${this.fields.length} fields, got ${fieldTerms.length}`);
     }
     if (this.slotOf.has(id)) this.remove(id);
+    const reused = this.freeSlots.length > 0;
     const slot = this.freeSlots.pop() ?? this.ids.length;
     this.ids[slot] = id;
     this.slotOf.set(id, slot);
     const n = this.fields.length;
+    for (let f = 0; f < n; f++) {
+      this.lengths[slot * n + f] = fieldTerms[f].length;
+      this.totalLengths[f] += fieldTerms[f].length;
+    }
+    if (reused) this.insertPostings(slot, fieldTerms);
+    else this.appendPostings(slot, fieldTerms);
+    this.normVersion++;
+  }
+
+  /**
+   * Adds a new slot, the largest there is, to its terms' postings: each list then ends with it, so a repeated term is
+   * counted in place at the list's end, with no per-id table of counts (the bulk of a build's work).
+   */
+  private appendPostings(slot: number, fieldTerms: string[][]): void {
+    const terms: string[] | undefined = this.deferred ? undefined : [];
+    for (let f = 0; f < fieldTerms.length; f++) {
+      for (const term of fieldTerms[f]) {
+        const posting = this.postings.get(term) ?? this.newPosting(term);
+        const last = posting.slots.length - 1;
+        if (last >= 0 && posting.slots[last] === slot) {
+          posting.tfs[last] = this.packing.increment(posting.tfs[last], f);
+          continue;
+        }
+        posting.slots.push(slot);
+        posting.tfs.push(this.packing.increment(0, f));
+        posting.pseudo = undefined;
+        terms?.push(term);
+      }
+    }
+    if (terms) this.termsOf[slot] = terms;
+  }
+
+  /** Adds a reused slot to its terms' postings, each in its place in the ascending order of slots. */
+  private insertPostings(slot: number, fieldTerms: string[][]): void {
     const counts = new Map<string, number>();
     fieldTerms.forEach((terms, f) => {
-      this.lengths[slot * n + f] = terms.length;
-      this.totalLengths[f] += terms.length;
       for (const term of terms) counts.set(term, this.packing.increment(counts.get(term) ?? 0, f));
     });
     for (const [term, tf] of counts) this.addPosting(term, slot, tf);
-    this.termsOf[slot] = [...counts.keys()];
-    this.normVersion++;
+    if (!this.deferred) this.termsOf[slot] = [...counts.keys()];
   }
 
   /** Removes `id`; returns false when it was not indexed. Only the postings of its own terms are touched. */
@@ -422,21 +465,19 @@ export class Bm25fIndex {
     });
     state.terms.forEach((term, i) => {
       const slots = Array.from(state.slots.subarray(state.offsets[i], state.offsets[i + 1]));
-      index.postings.set(term, { slots, tfs: Array.from(state.tfs.subarray(state.offsets[i], state.offsets[i + 1])), version: -1, maxPseudo: 0 });
+      const tfs = Array.from(state.tfs.subarray(state.offsets[i], state.offsets[i + 1]));
+      index.postings.set(term, { slots, tfs, pseudo: undefined, maxPseudo: 0, version: -1 });
     });
-    // Searching needs neither: each id's term list (for removal) and the typo vocabulary are made on first need.
-    index.deferred = true;
     index.normVersion++;
     return index;
   }
 
-  /** Makes what `fromState` deferred: every id's term list and the typo vocabulary, in one pass over the lists. */
+  /** Makes every id's term list (see `deferred`), in one pass over the postings. */
   private undefer(): void {
     if (!this.deferred) return;
     this.deferred = false;
     this.termsOf = this.ids.map((id) => (id === undefined ? undefined : []));
     for (const [term, posting] of this.postings) {
-      this.vocabulary?.add(term);
       for (const slot of posting.slots) this.termsOf[slot]!.push(term);
     }
   }
@@ -557,12 +598,15 @@ export class Bm25fIndex {
     return 1 - this.documentB + (this.documentB * length) / norms.avgTotal;
   }
 
+  private newPosting(term: string): Posting {
+    const posting: Posting = { slots: [], tfs: [], pseudo: undefined, maxPseudo: 0, version: -1 };
+    this.postings.set(term, posting);
+    if (this.vocabularyReady) this.vocabulary?.add(term);
+    return posting;
+  }
+
   private addPosting(term: string, slot: number, tf: number): void {
-    let posting = this.postings.get(term);
-    if (!posting) {
-      this.postings.set(term, (posting = { slots: [], tfs: [], version: -1, maxPseudo: 0 }));
-      this.vocabulary?.add(term);
-    }
+    const posting = this.postings.get(term) ?? this.newPosting(term);
     // Slots stay in ascending order (a reused slot is inserted in place), so a list can be probed by binary search.
     const slots = posting.slots;
     if (slots.length === 0 || slots[slots.length - 1] < slot) {
@@ -586,7 +630,7 @@ export class Bm25fIndex {
     posting.pseudo = undefined;
     if (posting.slots.length === 0) {
       this.postings.delete(term);
-      this.vocabulary?.delete(term);
+      if (this.vocabularyReady) this.vocabulary?.delete(term);
     }
   }
 }

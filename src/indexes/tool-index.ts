@@ -47,8 +47,8 @@ export class ToolIndex {
   private readonly semantic: SemanticStore;
   private readonly embeddingText: ToolIndexOptions["embeddingText"];
   /**
-   * Set on an index loaded from a snapshot until first needed: the regex texts and embedding texts of its tools are
-   * made then (with the saved vectors), so that a BM25-only service pays nothing for them at start.
+   * Set until first needed, on a built index as on one loaded from a snapshot: the regex texts and embedding texts of
+   * its tools are made then (with any saved vectors), so that a BM25-only build or start pays nothing for them.
    */
   private deferred: { vectors?: VectorState } | undefined;
   /** Whether every field goes into one bag (plain BM25) rather than its own BM25F field. */
@@ -77,7 +77,16 @@ export class ToolIndex {
       fuzzy: bm25.fuzzy,
     };
     this.bm25 = new Bm25fIndex(this.bm25Options);
-    for (const tool of tools) this.index(tool);
+    this.deferred = {};
+    // A catalog repeats whole field texts (categories, parameter names and descriptions shared by many tools), so a
+    // build analyzes each distinct text once; the memo lives only as long as the build.
+    const memo = new Map<string, string[]>();
+    const analyze = (text: string) => {
+      let terms = memo.get(text);
+      if (terms === undefined) memo.set(text, (terms = this.analyzer.analyze(text)));
+      return terms;
+    };
+    for (const tool of tools) this.index(tool, analyze);
   }
 
   /**
@@ -241,8 +250,11 @@ export class ToolIndex {
     if (!this.tools.delete(name)) return false;
     this.changesSinceFit++;
     this.bm25.remove(name);
-    this.regex.remove(name);
-    this.semantic.delete(name);
+    // While deferred, the regex and embedding texts are made later from the tools left.
+    if (!this.deferred) {
+      this.regex.remove(name);
+      this.semantic.delete(name);
+    }
     return true;
   }
 
@@ -312,6 +324,7 @@ export class ToolIndex {
    */
   async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & { visible?: ToolVisibility } = {}): Promise<Explanation> {
     this.require(name, options.visible);
+    this.undefer();
     const engine = options.engine ?? "bm25";
     const accept = options.visible?.accept;
     const all = Math.max(1, options.visible ? this.visibleCount(options.visible) : this.size);
@@ -422,12 +435,13 @@ export class ToolIndex {
     this.tools.set(name, tool);
   }
 
-  private index(tool: Tool): void {
+  private index(tool: Tool, analyze = (text: string) => this.analyzer.analyze(text)): void {
     const texts = toolTexts(tool);
     this.changesSinceFit++;
     this.tools.set(tool.name, tool);
-    const fieldTerms = TOOL_FIELDS.map((field) => this.analyzer.analyze(texts[field]));
+    const fieldTerms = TOOL_FIELDS.map((field) => analyze(texts[field]));
     this.bm25.add(tool.name, this.bag ? [fieldTerms.flat()] : fieldTerms);
+    if (this.deferred) return; // made from `tools` on first need (see `deferred`)
     this.regex.add({ id: tool.name, fields: regexFields(tool, texts) });
     this.semantic.set(tool.name, toolEmbeddingText(tool, this.embeddingText));
   }

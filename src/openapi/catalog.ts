@@ -3,6 +3,7 @@
  * call each and a report of every operation left out and why.
  */
 import type { AnthropicTool } from "../catalog/tool.js";
+import { checkItem } from "../catalog/validate.js";
 import { ToolsearchError } from "../errors.js";
 import { loadOpenApi, type OpenApiDocument } from "./load.js";
 import { fitName, NameRegistry, operationBaseName } from "./names.js";
@@ -108,6 +109,7 @@ function importDocument(loaded: OpenApiDocument, options: OpenApiImportOptions):
     tools: [], plans: new Map(), skipped: [], warnings: [], securitySchemes: securitySchemes(doc, source),
     serverUrl, title, source, version: loaded.version, convertedFrom: loaded.convertedFrom,
   };
+  result.warnings.push(...loaded.warnings);
   for (const [path, pathItem] of pathItems(doc, paths as Record<string, unknown>, source, result.warnings)) {
     for (const method of METHODS) {
       const operation = pathItem[method] as Record<string, unknown> | undefined;
@@ -122,13 +124,21 @@ function importDocument(loaded: OpenApiDocument, options: OpenApiImportOptions):
         result.skipped.push({ method: method.toUpperCase(), path, operationId, reason: error.message });
         continue;
       }
-      const name = names.claim(fitName(operationBaseName(method, path, operationId), options.prefix));
-      result.warnings.push(...built.warnings.map((w) => `${where} (${name}): ${w}`));
       // A relative path- or operation-level server ("/v2") is read against the document's server, as it would be
       // against the document's own address if the document were served from there.
       if (built.plan.server && !URL.canParse(built.plan.server) && serverUrl && URL.canParse(serverUrl)) built.plan.server = new URL(built.plan.server, serverUrl).toString();
-      result.plans.set(name, built.plan);
-      result.tools.push(toolOf(name, built.inputSchema, built.plan, operation, { title, description: apiDescription }, recipe, options.baseUrl ?? built.plan.server ?? serverUrl));
+      const name = fitName(operationBaseName(method, path, operationId), options.prefix);
+      const tool = toolOf(name, built.inputSchema, built.plan, operation, { title, description: apiDescription }, recipe, options.baseUrl ?? built.plan.server ?? serverUrl);
+      // What is left after the repairs must be a valid tool; one that is not costs its operation only.
+      const problem = checkItem(tool, result.tools.length).problems[0];
+      if (problem) {
+        result.skipped.push({ method: method.toUpperCase(), path, operationId, reason: `its input schema is not valid: ${problem.message}` });
+        continue;
+      }
+      tool.name = names.claim(name);
+      result.warnings.push(...built.warnings.map((w) => `${where} (${tool.name}): ${w}`));
+      result.plans.set(tool.name, built.plan);
+      result.tools.push(tool);
     }
   }
   return result;

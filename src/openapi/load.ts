@@ -4,10 +4,13 @@
  * into a `ToolsearchError` that names the file. Internal `$ref`s are kept: refs.ts resolves them per tool, which is
  * how circular schemas stay finite.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { bundle, parse } from "@readme/openapi-parser";
+import { parse as parseYaml } from "yaml";
 import { convertObj } from "swagger2openapi";
 import { ToolsearchError } from "../errors.js";
+import { BROKEN_REF, readPointer } from "./refs.js";
 
 /** A loaded document: OpenAPI 3.x with only internal `$ref`s. */
 export interface OpenApiDocument {
@@ -19,6 +22,8 @@ export interface OpenApiDocument {
   version: "3.0" | "3.1";
   /** Set when the file was Swagger 2.0 and was converted. */
   convertedFrom?: "2.0";
+  /** What reading the document let pass: references to other files that cannot be read, each standing in a marker. */
+  warnings: string[];
 }
 
 /**
@@ -38,10 +43,11 @@ export async function loadOpenApi(spec: string | object, label?: string): Promis
   } else if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
     throw new ToolsearchError("openapi_invalid", `${source}: an OpenAPI document must be an object`);
   }
-  const bundled = await bundleOrExplain(typeof spec === "string" ? spec : structuredClone(spec), source);
+  const warnings: string[] = [];
+  const bundled = await bundleOrExplain(typeof spec === "string" ? spec : structuredClone(spec), source, warnings);
   const version = versionOf(bundled, source);
-  if (version !== "2.0") return { doc: bundled, source, version };
-  return { doc: await convertSwagger2(bundled, source), source, version: "3.0", convertedFrom: "2.0" };
+  if (version !== "2.0") return { doc: bundled, source, version, warnings };
+  return { doc: await convertSwagger2(bundled, source), source, version: "3.0", convertedFrom: "2.0", warnings };
 }
 
 /**
@@ -49,18 +55,86 @@ export async function loadOpenApi(spec: string | object, label?: string): Promis
  * follow per operation, so that one broken reference (often in a response nobody imports) costs only the operations
  * that use it, not the whole document.
  */
-async function bundleOrExplain(spec: string | object, source: string): Promise<Record<string, unknown>> {
+async function bundleOrExplain(spec: string | object, source: string, warnings: string[]): Promise<Record<string, unknown>> {
+  // The http resolver is switched off: a spec must not make an import (or a test) reach the network.
+  const options = { resolve: { http: { canRead: false } } } as unknown as Parameters<typeof bundle>[1];
+  const api = spec as Parameters<typeof bundle>[0];
+  let parsed: unknown;
   try {
-    // The http resolver is switched off: a spec must not make an import (or a test) reach the network.
-    const options = { resolve: { http: { canRead: false } } } as unknown as Parameters<typeof bundle>[1];
-    const api = spec as Parameters<typeof bundle>[0];
-    const parsed = (await parse(api, options)) as unknown;
+    parsed = (await parse(api, options)) as unknown;
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("the document is not an object");
     if (!hasExternalRef(parsed)) return parsed as Record<string, unknown>;
     return (await bundle(api, options)) as unknown as Record<string, unknown>;
   } catch (error) {
+    const refused = parserError(error, source);
+    if (parsed === undefined || !/a \$ref cannot be resolved/.test(refused.message)) throw refused;
+  }
+  // Some reference to another file cannot be read. Published specs carry such references where no operation looks
+  // (a vendor extension, an unused component), so each one stands in a marker instead, the operations that reach a
+  // marker are skipped, and the rest of the document is bundled as it would have been.
+  const base = typeof spec === "string" ? dirname(resolve(spec)) : undefined;
+  const doc = structuredClone(parsed) as Record<string, unknown>;
+  for (const broken of markBrokenRefs(doc, base)) {
+    warnings.push(`$ref ${broken.ref} at ${broken.at} cannot be resolved (${broken.reason}): operations that use it are skipped`);
+  }
+  try {
+    // A document given as an object reads no files unless told to; the references left are absolute paths that load.
+    const withFiles = { resolve: { file: true, http: { canRead: false } } } as unknown as Parameters<typeof bundle>[1];
+    return (await bundle(doc as Parameters<typeof bundle>[0], withFiles)) as unknown as Record<string, unknown>;
+  } catch (error) {
     throw parserError(error, source);
   }
+}
+
+/** A reference to another file that cannot be read, where it was found (a JSON pointer) and why. */
+interface BrokenRef {
+  ref: string;
+  at: string;
+  reason: string;
+}
+
+/**
+ * Replaces each reference to another file that cannot be read by a marker (see `BROKEN_REF`), and makes the others
+ * absolute, so that the document bundles as an object. `base` is the document's folder (none for an object: then no
+ * file reference can be read).
+ */
+function markBrokenRefs(doc: Record<string, unknown>, base: string | undefined): BrokenRef[] {
+  const broken: BrokenRef[] = [];
+  const files = new Map<string, unknown>();
+  const visit = (node: unknown, at: string): void => {
+    if (typeof node !== "object" || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      const where = `${at}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+      const ref = (value as { $ref?: unknown } | null)?.$ref;
+      if (typeof ref !== "string" || ref.startsWith("#")) {
+        visit(value, where);
+        continue;
+      }
+      const [file, pointer = ""] = ref.split("#", 2);
+      const path = base === undefined ? undefined : resolve(base, decodeURI(file));
+      const reason = path === undefined ? "a document given as an object cannot refer to files" : unreadable(path, pointer, files);
+      if (reason) {
+        broken.push({ ref, at: where, reason });
+        (node as Record<string, unknown>)[key] = { [BROKEN_REF]: { ref, reason } };
+      } else (value as { $ref: string }).$ref = `${path}#${pointer}`;
+    }
+  };
+  visit(doc, "#");
+  return broken;
+}
+
+/** Why `pointer` in the file at `path` cannot be read, or undefined when it can. Files are read once. */
+function unreadable(path: string, pointer: string, files: Map<string, unknown>): string | undefined {
+  if (!files.has(path)) {
+    try {
+      files.set(path, parseYaml(readFileSync(path, "utf8")));
+    } catch (error) {
+      files.set(path, error instanceof Error && "code" in error && error.code === "ENOENT" ? new Error("no such file") : new Error("not readable as JSON or YAML"));
+    }
+  }
+  const content = files.get(path);
+  if (content instanceof Error) return content.message;
+  return pointer && readPointer(content, `#${pointer}`) === undefined ? `nothing at #${pointer} in that file` : undefined;
 }
 
 function hasExternalRef(node: unknown): boolean {

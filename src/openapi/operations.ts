@@ -113,7 +113,7 @@ export function buildOperation(
   const placements: Placement[] = [];
   const taken = (key: string) => Object.hasOwn(properties, key);
 
-  for (const parameter of mergedParameters(doc, source, pathItem, operation)) {
+  for (const parameter of mergedParameters(doc, source, pathItem, operation, warnings)) {
     if (!LOCATIONS.includes(parameter.in)) {
       warnings.push(`parameter ${JSON.stringify(parameter.name)} is in ${JSON.stringify(parameter.in)}, which OpenAPI 3 does not have: left out`);
       continue;
@@ -159,6 +159,7 @@ export function buildOperation(
     }
   }
 
+  warnings.push(...[...inliner.repairs].map((note) => `repaired: ${note}`));
   if (inliner.cut) warnings.push(`${inliner.cut} schema part${inliner.cut === 1 ? "" : "s"} nested more than ${MAX_REF_DEPTH} $refs deep given as plain objects`);
   const inputSchema: JsonSchema = { type: "object", properties };
   if (required.length) inputSchema.required = [...new Set(required)];
@@ -170,14 +171,19 @@ export function buildOperation(
 }
 
 /** Path-level parameters overridden by operation-level ones with the same name and location. */
-function mergedParameters(doc: unknown, source: string, pathItem: Record<string, unknown>, operation: Record<string, unknown>): ParameterObject[] {
+function mergedParameters(doc: unknown, source: string, pathItem: Record<string, unknown>, operation: Record<string, unknown>, warnings: string[]): ParameterObject[] {
   const byKey = new Map<string, ParameterObject>();
   for (const list of [pathItem.parameters, operation.parameters]) {
     if (!Array.isArray(list)) continue;
+    const listed = new Set<string>();
     for (const raw of list) {
       const parameter = derefObject<ParameterObject>(doc, raw, source);
       if (typeof parameter?.name !== "string" || typeof parameter.in !== "string") throw new SkipOperation("a parameter has no name or no \"in\"");
-      byKey.set(`${parameter.in}:${parameter.name}`, parameter);
+      const key = `${parameter.in}:${parameter.name}`;
+      // OpenAPI forbids the same parameter twice in one list; the last one is what such a spec's own tools tend to use.
+      if (listed.has(key)) warnings.push(`repaired: parameter ${JSON.stringify(parameter.name)} in ${parameter.in} is listed twice: the last one is kept`);
+      listed.add(key);
+      byKey.set(key, parameter);
     }
   }
   return [...byKey.values()];

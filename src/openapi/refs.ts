@@ -9,13 +9,25 @@
  */
 import { ToolsearchError } from "../errors.js";
 import type { JsonSchema } from "../catalog/tool.js";
-import { toJsonSchema } from "./schema.js";
+import { type SchemaContext, toJsonSchema } from "./schema.js";
 
 /** How many references deep an object schema is copied in before it is cut to a plain object. */
 export const MAX_REF_DEPTH = 3;
 
 const DATA_KEYS = new Set(["enum", "default", "example", "examples", "const"]);
 const MAP_KEYS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+/**
+ * The key of the marker that stands for a reference to another file that cannot be read (load.ts): the marker's
+ * value is `{ ref, reason }`. An operation that reaches one is skipped with that reason.
+ */
+export const BROKEN_REF = "x-toolsearch-unresolved-ref";
+
+/** Throws `openapi_invalid` naming the reference when `node` is the marker of a reference that cannot be read. */
+function refuseBroken(node: unknown, source: string): void {
+  const broken = (node as Record<string, { ref?: unknown; reason?: unknown } | undefined> | null)?.[BROKEN_REF];
+  if (broken) throw new ToolsearchError("openapi_invalid", `${source}: $ref ${String(broken.ref)} cannot be resolved (${String(broken.reason)})`);
+}
 
 /** Reads a JSON pointer (`#/components/schemas/Pet`) in the document, or undefined when nothing is there. */
 export function readPointer(doc: unknown, ref: string): unknown {
@@ -46,12 +58,14 @@ function isRef(value: unknown): value is { $ref: string } {
 export function derefObject<T = Record<string, unknown>>(doc: unknown, value: unknown, source: string): T {
   const seen = new Set<string>();
   let node = value;
+  refuseBroken(node, source);
   while (isRef(node)) {
     const ref = node.$ref;
     if (seen.has(ref)) throw new ToolsearchError("openapi_invalid", `${source}: $ref ${ref} refers to itself`);
     seen.add(ref);
     const target = readPointer(doc, ref);
     if (target === undefined) throw new ToolsearchError("openapi_invalid", `${source}: $ref ${ref} points to nothing in the document`);
+    refuseBroken(target, source);
     node = target;
   }
   return node as T;
@@ -63,9 +77,15 @@ export class SchemaInliner {
   readonly defs: Record<string, JsonSchema> = {};
   /** How many nested schemas were cut to plain objects for depth. */
   cut = 0;
+  /** Slips repaired while copying (see `toJsonSchema`), each told once. */
+  readonly repairs = new Set<string>();
   private readonly defNames = new Map<string, string>();
+  private readonly context: SchemaContext;
 
-  constructor(private readonly doc: unknown, private readonly source: string) {}
+  constructor(private readonly doc: unknown, private readonly source: string) {
+    const openapi = (doc as { openapi?: unknown } | null)?.openapi;
+    this.context = { version: String(openapi).startsWith("3.1") ? "3.1" : "3.0", repaired: (note) => this.repairs.add(note) };
+  }
 
   /** A self-contained JSON Schema for an OpenAPI schema object (OpenAPI 3.0 keywords translated). */
   inline(schema: unknown): JsonSchema {
@@ -75,6 +95,7 @@ export class SchemaInliner {
   private copy(node: unknown, path: string[]): unknown {
     if (Array.isArray(node)) return node.map((item) => this.copy(item, path));
     if (typeof node !== "object" || node === null) return node;
+    refuseBroken(node, this.source);
     if (isRef(node)) return this.follow(node, path);
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(node)) {
@@ -84,7 +105,7 @@ export class SchemaInliner {
         out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, this.copy(schema, path)]));
       } else out[key] = this.copy(value, path);
     }
-    return toJsonSchema(out);
+    return toJsonSchema(out, this.context);
   }
 
   private follow(node: { $ref: string }, path: string[]): unknown {

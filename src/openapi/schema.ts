@@ -9,10 +9,25 @@ import type { JsonSchema } from "../catalog/tool.js";
 
 const SERIALIZATION_ONLY = ["xml", "discriminator", "externalDocs"];
 
+/** Keywords whose value must be a number; published specs sometimes write it as a string (`"maximum": "50"`). */
+const NUMERIC_KEYWORDS = [
+  "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf",
+  "maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties",
+];
+const NUMBER_TEXT = /^\s*-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/** How a schema is translated: the document's OpenAPI version, and where each repair of a slip is told. */
+export interface SchemaContext {
+  version: "3.0" | "3.1";
+  /** Called once per repair, with what was found and what it was read as. */
+  repaired(note: string): void;
+}
+
 /** Translates one schema object whose children are already translated. Returns a new object. */
-export function toJsonSchema(node: Record<string, unknown>): JsonSchema {
+export function toJsonSchema(node: Record<string, unknown>, context?: SchemaContext): JsonSchema {
   const out: Record<string, unknown> = { ...node };
   for (const key of SERIALIZATION_ONLY) delete out[key];
+  if (context) repairSlips(out, context);
   if (out.nullable === true) addNullType(out);
   delete out.nullable;
   for (const [flag, limit] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
@@ -28,6 +43,30 @@ export function toJsonSchema(node: Record<string, unknown>): JsonSchema {
   }
   dropReadOnly(out);
   return out;
+}
+
+/**
+ * Repairs the slips of published specs that would make the schema invalid, each told to `context.repaired`:
+ * numbers written as strings, `nullable` in a 3.1 document, a list of types in a 3.0 one.
+ */
+function repairSlips(out: Record<string, unknown>, context: SchemaContext): void {
+  for (const key of NUMERIC_KEYWORDS) {
+    const value = out[key];
+    if (typeof value !== "string") continue;
+    if (NUMBER_TEXT.test(value)) {
+      out[key] = Number(value);
+      context.repaired(`"${key}": ${JSON.stringify(value)} is a string: read as the number ${out[key]}`);
+    } else {
+      delete out[key];
+      context.repaired(`"${key}": ${JSON.stringify(value)} is not a number: left out`);
+    }
+  }
+  if (context.version === "3.1" && Object.hasOwn(out, "nullable")) {
+    context.repaired(`"nullable" is OpenAPI 3.0, not 3.1: ${out.nullable === true ? "read as a \"null\" type" : "left out"}`);
+  }
+  if (context.version === "3.0" && Array.isArray(out.type)) {
+    context.repaired(`"type": ${JSON.stringify(out.type)} is a list, which OpenAPI 3.0 does not allow: kept as JSON Schema reads it`);
+  }
 }
 
 function addNullType(schema: Record<string, unknown>): void {

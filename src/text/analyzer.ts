@@ -14,7 +14,7 @@ import { normalizeUnicode } from "./filters/normalize.js";
 import { splitIdentifiers } from "./filters/split-identifiers.js";
 import { stemEnglish } from "./filters/stem.js";
 import { ENGLISH_STOPWORDS, removeStopwords } from "./filters/stopwords.js";
-import { tokenize } from "./filters/tokenize.js";
+import { chunkTexts, hasNonAscii } from "./filters/tokenize.js";
 import type { Token, TokenFilter } from "./token.js";
 
 /** Options of the analysis pipeline. Defaults suit English and Latin-script text such as Vietnamese. */
@@ -47,29 +47,47 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   }
   if (options.stem !== false) chunkFilters.push(stemEnglish());
   const streamFilters = options.filters ?? [];
-  const memo = new Map<string, Token[]>();
-
-  const analyzeChunk = (chunk: string): Token[] => {
-    let tokens = memo.get(chunk);
-    if (tokens === undefined) {
-      tokens = [{ text: chunk }];
-      for (const filter of chunkFilters) tokens = filter(tokens);
-      if (memo.size < CHUNK_MEMO_LIMIT) memo.set(chunk, tokens);
-    }
+  const chunkTokens = (chunk: string): Token[] => {
+    let tokens: Token[] = [{ text: chunk }];
+    for (const filter of chunkFilters) tokens = filter(tokens);
     return tokens;
   };
+  // The memo keeps only what the pipeline reads back: term strings, or tokens when stream filters follow.
+  const terms = memoize(CHUNK_MEMO_LIMIT, (chunk) => chunkTokens(chunk).map((t) => t.text));
+  const tokens = memoize(CHUNK_MEMO_LIMIT, chunkTokens);
+  const chunksOf = (text: string): string[] => {
+    // NFKC leaves ASCII as it is, so pure-ASCII text (most text) skips it and the Unicode-class tokenizer.
+    const ascii = !hasNonAscii(text);
+    return chunkTexts(ascii ? text : normalizeUnicode(text), ascii);
+  };
 
+  if (streamFilters.length === 0) {
+    return {
+      analyze(text: string): string[] {
+        const out: string[] = [];
+        for (const chunk of chunksOf(text)) for (const term of terms(chunk)) out.push(term);
+        return out;
+      },
+    };
+  }
   return {
     analyze(text: string): string[] {
-      const chunks = tokenize(normalizeUnicode(text));
-      if (streamFilters.length === 0) {
-        const terms: string[] = [];
-        for (const chunk of chunks) for (const token of analyzeChunk(chunk.text)) terms.push(token.text);
-        return terms;
-      }
-      let tokens = chunks.flatMap((chunk) => analyzeChunk(chunk.text).map((t) => ({ ...t })));
-      for (const filter of streamFilters) tokens = filter(tokens);
-      return tokens.map((t) => t.text);
+      let stream = chunksOf(text).flatMap((chunk) => tokens(chunk).map((t) => ({ ...t })));
+      for (const filter of streamFilters) stream = filter(stream);
+      return stream.map((t) => t.text);
     },
+  };
+}
+
+/** `make` remembered for up to `limit` distinct keys. */
+function memoize<T>(limit: number, make: (key: string) => T): (key: string) => T {
+  const memo = new Map<string, T>();
+  return (key) => {
+    let value = memo.get(key);
+    if (value === undefined) {
+      value = make(key);
+      if (memo.size < limit) memo.set(key, value);
+    }
+    return value;
   };
 }

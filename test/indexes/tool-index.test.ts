@@ -75,6 +75,21 @@ describe("ToolIndex changes", () => {
     assert.throws(() => index.add({ name: "bad name", input_schema: { type: "object" } }), /name must match/);
   });
 
+  it("changes made before the first regex search or typo are seen by them (their texts are made on first need)", async () => {
+    const index = await ToolIndex.fromFile(fixture("catalogs", "weather-finance.json"));
+    index.add({ name: "get_air_quality", description: "Air pollution index of a city", input_schema: { type: "object" } });
+    assert.equal(index.remove("get_weather"), true);
+    index.add({ name: "get_pollen_count", description: "Pollen count forecast", input_schema: { type: "object" } });
+    assert.deepEqual(await top(index, "(?i)^get_(air|weather|pollen)", "regex"), ["get_air_quality", "get_pollen_count"]);
+    assert.equal((await top(index, "polution"))[0], "get_air_quality", "typo vocabulary holds terms added after the build");
+    assert.ok(!(await top(index, "wether")).includes("get_weather"), "and not the removed tool");
+    const why = await index.explain("(?i)pollen", "get_pollen_count", { engine: "regex" });
+    assert.equal(why.rank, 1);
+    // After the first need, changes go straight into the regex texts.
+    index.remove("get_air_quality");
+    assert.deepEqual(await top(index, "(?i)^get_air", "regex"), []);
+  });
+
   it("describe returns the definition as given; require suggests close names", () => {
     assert.deepEqual(finance.describe("get_timezone"), {
       name: "get_timezone", description: "Get the time zone of a location",

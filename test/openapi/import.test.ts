@@ -185,7 +185,6 @@ describe("importing OpenAPI documents", () => {
   it("refuses what it cannot read with a clear error naming the file", async () => {
     const cases: [string | object, string, RegExp][] = [
       [fixture("openapi", "not-openapi.yaml"), "openapi_invalid", /not-openapi\.yaml: not a supported OpenAPI document .*OpenAPI 3\.0, 3\.1 and Swagger 2\.0/],
-      [fixture("openapi", "split", "missing-file.yaml"), "openapi_invalid", /missing-file\.yaml: a \$ref cannot be resolved .*nope\.yaml/],
       [fixture("openapi", "bad-syntax.yaml"), "file_parse", /bad-syntax\.yaml: not valid JSON or YAML/],
       [fixture("openapi", "missing.yaml"), "file_unreadable", /missing\.yaml: cannot read file/],
       ["https://example.com/spec.yaml", "openapi_invalid", /give a local file/],
@@ -198,6 +197,13 @@ describe("importing OpenAPI documents", () => {
       assert.match(error.message, message);
       assert.ok(!error.message.includes("    at "), "no stack trace");
     }
+  });
+
+  it("skips an operation whose $ref to another file cannot be read, naming the file, rather than refusing the document", async () => {
+    const catalog = await catalogFromOpenApi(fixture("openapi", "split", "missing-file.yaml"));
+    assert.deepEqual(catalog.tools, []);
+    assert.equal(catalog.skipped.length, 1);
+    assert.match(catalog.skipped[0]!.reason, /missing-file\.yaml: \$ref \.\/nope\.yaml#\/Param cannot be resolved \(no such file\)/);
   });
 
   it("skips only the operations a broken internal $ref touches, with the reason", async () => {

@@ -2,12 +2,21 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createAnalyzer } from "../../src/text/analyzer.js";
 import { foldText } from "../../src/text/filters/fold-diacritics.js";
-import { splitIdentifiers } from "../../src/text/filters/split-identifiers.js";
+import fc from "fast-check";
+import { splitIdentifiers, subParts } from "../../src/text/filters/split-identifiers.js";
+import { fuzzParameters } from "../fuzz/settings.js";
 import { tokenize } from "../../src/text/filters/tokenize.js";
 
 const split = (text: string) => splitIdentifiers(tokenize(text)).map((t) => (t.keyword ? `[${t.text}]` : t.text));
 
 describe("identifier splitting", () => {
+  it("splits ASCII parts by character code exactly as the Unicode case-boundary rule does", () => {
+    const rule = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u;
+    fc.assert(fc.property(fc.stringMatching(/^[A-Za-z0-9]{1,16}$/), (part) => {
+      assert.deepEqual(subParts(part), part.split(rule).filter(Boolean));
+    }), fuzzParameters());
+  });
+
   it("splits snake, camel, kebab and dotted identifiers and keeps the joined form", () => {
     assert.deepEqual(split("get_stock_level"), ["get", "stock", "level", "[getstocklevel]"]);
     assert.deepEqual(split("getStockLevel"), ["get", "Stock", "Level", "[getStockLevel]"]);

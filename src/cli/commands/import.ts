@@ -37,6 +37,7 @@ export function registerImport(program: Command): void {
       const servers = { server: serverFlag(flags.server), serverVariables: serverVariables(flags.serverVar) };
       for (const spec of specs) catalogs.push(await catalogFromOpenApi(spec, { prefix: flags.prefix, baseUrl: flags.baseUrl, names, ...servers }));
       const tools = catalogs.flatMap((c) => c.tools);
+      nothingImported(catalogs);
       checkLoadable(tools);
       const text = `${JSON.stringify(tools, null, 2)}\n`;
       if (flags.out) writeFileSync(flags.out, text);
@@ -71,6 +72,19 @@ function serverVariables(pairs: string[] | undefined): Record<string, string> | 
     out[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return out;
+}
+
+/**
+ * An import that found operations but could make none of them a tool fails (exit 1) with the reasons; one that made
+ * any succeeds, reporting what it skipped.
+ */
+function nothingImported(catalogs: OpenApiCatalog[]): void {
+  if (catalogs.some((c) => c.tools.length > 0)) return;
+  const skipped = catalogs.flatMap((c) => c.skipped.map((s) => `${c.source}: ${s.method} ${s.path}: ${s.reason}`));
+  if (skipped.length === 0) return;
+  const shown = skipped.slice(0, MAX_NOTES).join("\n");
+  const more = skipped.length > MAX_NOTES ? `\n… and ${skipped.length - MAX_NOTES} more` : "";
+  throw new ToolsearchError("openapi_invalid", `none of the ${skipped.length} operation${skipped.length === 1 ? "" : "s"} could be imported:\n${shown}${more}`);
 }
 
 /** The catalog must load as it is written; a failure here is an importer bug, reported rather than written out. */

@@ -7,8 +7,45 @@ const SEPARATORS = /[._\-/:]+/u;
 // Case and digit boundaries: getStock|Level, HTTP|Server, Server|2, 2|Config.
 const CASE_BOUNDARY = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u;
 
-function subParts(part: string): string[] {
-  return part.split(CASE_BOUNDARY).filter(Boolean);
+const ASCII_ALNUM = /^[A-Za-z0-9]+$/;
+const ASCII_IDENTIFIER = /^[A-Za-z0-9._\-/:]+$/;
+const ASCII_SEPARATORS = /[._\-/:]+/;
+
+/** A part between separators split at case and digit boundaries (exported for its property test). */
+export function subParts(part: string): string[] {
+  return ASCII_ALNUM.test(part) ? asciiSubParts(part) : part.split(CASE_BOUNDARY).filter(Boolean);
+}
+
+/** Character classes of `asciiSubParts`. */
+const LOWER = 1;
+const UPPER = 2;
+const DIGIT = 3;
+
+function asciiClass(code: number): number {
+  if (code >= 97 && code <= 122) return LOWER;
+  return code >= 65 && code <= 90 ? UPPER : DIGIT;
+}
+
+/**
+ * `CASE_BOUNDARY` for an ASCII letters-and-digits part, scanned by character code: the Unicode look-behinds cost
+ * several microseconds a part, and a catalog's parameter names are mostly such parts.
+ */
+function asciiSubParts(part: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  for (let i = 1; i < part.length; i++) {
+    const before = asciiClass(part.charCodeAt(i - 1));
+    const at = asciiClass(part.charCodeAt(i));
+    const boundary = (at === UPPER && before !== UPPER)
+      || (before === UPPER && at === UPPER && i + 1 < part.length && asciiClass(part.charCodeAt(i + 1)) === LOWER)
+      || ((before === DIGIT) !== (at === DIGIT));
+    if (boundary) {
+      pieces.push(part.slice(start, i));
+      start = i;
+    }
+  }
+  pieces.push(part.slice(start));
+  return pieces;
 }
 
 /**
@@ -20,11 +57,13 @@ function subParts(part: string): string[] {
 export function splitIdentifiers(tokens: Token[]): Token[] {
   const out: Token[] = [];
   for (const token of tokens) {
-    if (PLAIN_WORD.test(token.text) || PLAIN_UNICODE_WORD.test(token.text)) {
+    // The Unicode patterns say the same as the ASCII ones on ASCII text, only slower.
+    const ascii = ASCII_IDENTIFIER.test(token.text);
+    if (PLAIN_WORD.test(token.text) || (!ascii && PLAIN_UNICODE_WORD.test(token.text))) {
       if (isMeaningful(token.text)) out.push(token);
       continue;
     }
-    const parts = token.text.split(SEPARATORS).filter(Boolean);
+    const parts = token.text.split(ascii ? ASCII_SEPARATORS : SEPARATORS).filter(Boolean);
     const pieces: string[] = [];
     for (const part of parts) {
       const sub = subParts(part);

@@ -11,8 +11,18 @@ const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Splits text into word and identifier chunks; punctuation and white space separate them. */
 export function tokenize(text: string): Token[] {
-  const tokens: Token[] = [];
-  const pattern = NON_ASCII.test(text) ? CHUNK : ASCII_CHUNK;
-  for (const match of text.matchAll(pattern)) tokens.push({ text: match[0] });
-  return tokens;
+  return chunkTexts(text).map((chunk) => ({ text: chunk }));
+}
+
+/**
+ * `tokenize` as plain strings, for the analyzer's hot path: one `match` call, with no match object per chunk.
+ * `ascii` may be given when the caller already knows whether the text is pure ASCII.
+ */
+export function chunkTexts(text: string, ascii = !NON_ASCII.test(text)): string[] {
+  return text.match(ascii ? ASCII_CHUNK : CHUNK) ?? [];
+}
+
+/** Whether text has a character outside ASCII (such text needs Unicode normalization and Unicode classes). */
+export function hasNonAscii(text: string): boolean {
+  return NON_ASCII.test(text);
 }
