@@ -23,6 +23,9 @@ import type { Ranked } from "../engines/top-k.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
 import { closestNames } from "../text/suggest.js";
 import { truncateAtWord } from "../text/truncate.js";
+import type { LearnedSignal } from "../usage/learned.js";
+import { UsageRanking, type UsageSearchOptions } from "../usage/ranking.js";
+import { checkRules, checkSynonyms, type Rules, type Synonyms } from "../usage/curation.js";
 import {
   type Explanation, type ExplainOptions, explainedFields, explainedParts, explainedSimilarity, explainedTerms,
   NOT_A_HYBRID_CANDIDATE, placeIn,
@@ -51,6 +54,9 @@ export class ToolIndex {
   private deferred: { vectors?: VectorState } | undefined;
   /** Whether every field goes into one bag (plain BM25) rather than its own BM25F field. */
   private readonly bag: boolean;
+  /** Synonyms, pinned rules and the learned signal: inputs read around the engines, never inside them. */
+  private readonly usage: UsageRanking;
+  private readonly exists = (name: string) => this.tools.has(name);
 
   constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
     this.analyzer = createAnalyzer(options.analyzer);
@@ -67,7 +73,26 @@ export class ToolIndex {
       fuzzy: bm25.fuzzy,
     };
     this.bm25 = new Bm25fIndex(this.bm25Options);
+    this.usage = new UsageRanking(this.analyzer);
+    this.setSynonyms(options.synonyms);
+    this.setRules(options.rules);
+    this.setLearned(options.learned);
     for (const tool of tools) this.index(tool);
+  }
+
+  /** Replaces the synonyms applied to queries (`undefined` for none); takes effect at the next search. */
+  setSynonyms(synonyms: Synonyms | undefined): void {
+    this.usage.setSynonyms(synonyms && checkSynonyms(synonyms, "synonyms"));
+  }
+
+  /** Replaces the pinned-result rules (`undefined` for none). */
+  setRules(rules: Rules | undefined): void {
+    this.usage.setRules(rules && checkRules(rules, "rules"));
+  }
+
+  /** Replaces the learned signal blended into `bm25` and `hybrid` (`undefined` for none). */
+  setLearned(learned: LearnedSignal | undefined): void {
+    this.usage.setLearned(learned);
   }
 
   /**
@@ -222,10 +247,12 @@ export class ToolIndex {
     this.undefer();
     await this.semantic.prepare();
     const vector = await this.semantic.embedQuery(query);
+    const { terms } = this.usage.terms(query);
+    const wide = this.widen(limit, engine === "hybrid" && this.usage.learns(options));
     const ranked = engine === "semantic"
-      ? this.semantic.rankDense(vector, limit)
-      : this.semantic.rankHybrid(this.bm25.search(this.analyzer.analyze(query), HYBRID_CANDIDATES, { fuzzy: options.fuzzy }), vector, limit);
-    return ranked.map((hit) => this.toHit(hit));
+      ? this.semantic.rankDense(vector, wide)
+      : this.semantic.rankHybrid(this.bm25.search(terms, HYBRID_CANDIDATES, { fuzzy: options.fuzzy }), vector, wide);
+    return this.finish(query, terms, ranked, limit, engine === "hybrid" ? options : { learned: false });
   }
 
   /**
@@ -251,15 +278,27 @@ export class ToolIndex {
   searchSync(query: string, options: ToolSearchOptions = {}): ToolHit[] {
     const limit = checkLimit(options.limit);
     const engine = options.engine ?? "bm25";
-    let ranked: Ranked[];
-    if (engine === "bm25") ranked = this.bm25.search(this.analyzer.analyze(query), limit, { fuzzy: options.fuzzy });
-    else if (engine === "regex") {
-      this.undefer();
-      ranked = this.regex.search(query, limit);
+    if (engine === "bm25") {
+      const { terms } = this.usage.terms(query);
+      const ranked = this.bm25.search(terms, this.widen(limit, this.usage.learns(options)), { fuzzy: options.fuzzy });
+      return this.finish(query, terms, ranked, limit, options);
     }
-    else if (engine === "semantic" || engine === "hybrid") throw needsAsync(engine);
-    else throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)}: use ${TOOL_ENGINES.join(", ")}.`);
-    return ranked.map((hit) => this.toHit(hit));
+    if (engine === "regex") {
+      this.undefer();
+      return this.finish(query, [], this.regex.search(query, limit), limit, { learned: false });
+    }
+    if (engine === "semantic" || engine === "hybrid") throw needsAsync(engine);
+    throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)}: use ${TOOL_ENGINES.join(", ")}.`);
+  }
+
+  /** How many candidates an engine ranks: more than asked when the learned blend may reorder them. */
+  private widen(limit: number, learning: boolean): number {
+    return learning ? Math.max(limit, HYBRID_CANDIDATES) : limit;
+  }
+
+  /** Blends the learned signal, applies pinned rules, and shapes the hits. */
+  private finish(query: string, terms: string[], ranked: Ranked[], limit: number, options: ToolSearchOptions): ToolHit[] {
+    return this.usage.rerank(query, terms, ranked, limit, options, this.exists).map((hit) => this.toHit(hit));
   }
 
   /**
@@ -272,29 +311,35 @@ export class ToolIndex {
    * why.terms?.reduce((sum, t) => sum + t.contribution, 0); // === why.score (up to rounding)
    * ```
    */
-  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> = {}): Promise<Explanation> {
+  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & UsageSearchOptions = {}): Promise<Explanation> {
     this.require(name);
     const engine = options.engine ?? "bm25";
     const all = Math.max(1, this.size);
     const base = { name, engine, query };
+    // Curation and use, ranked and explained as search applies them (the learned part only for bm25 and hybrid).
+    const place = (ranked: Ranked[], learning: boolean) => {
+      const use = learning ? options : { learned: false };
+      const ranking = this.usage.rerank(query, terms, ranked, all, use, this.exists);
+      return { ...placeIn(ranking, name), ...this.usage.explain(query, name, ranked, use, this.exists) };
+    };
+    const { terms } = this.usage.terms(query);
     if (engine === "regex") {
       const fields = explainedFields(this.regex.explain(query, name), REGEX_FIELD_NAMES);
-      return { ...base, ...placeIn(this.regex.search(query, all), name), fields };
+      return { ...base, ...place(this.regex.search(query, all), false), fields };
     }
-    const terms = this.analyzer.analyze(query);
     const bm25Terms = () => explainedTerms(this.bm25.explain(terms, name, { fuzzy: options.fuzzy }));
-    if (engine === "bm25") return { ...base, ...placeIn(this.bm25.search(terms, all, { fuzzy: options.fuzzy }), name), terms: bm25Terms() };
+    if (engine === "bm25") return { ...base, ...place(this.bm25.search(terms, all, { fuzzy: options.fuzzy }), true), terms: bm25Terms() };
     if (engine !== "semantic" && engine !== "hybrid") this.searchSync(query, { engine }); // throws unknown_engine
     await this.semantic.prepare();
     const vectors = await this.semantic.embedQuery(query);
     const semantic = explainedSimilarity(querySentences(query), this.semantic.sentenceScores(name, vectors));
-    if (engine === "semantic") return { ...base, ...placeIn(this.semantic.rankDense(vectors, all), name), semantic };
+    if (engine === "semantic") return { ...base, ...place(this.semantic.rankDense(vectors, all), false), semantic };
     const lexical = this.bm25.search(terms, HYBRID_CANDIDATES, { fuzzy: options.fuzzy });
     const { fused, input } = this.semantic.explainHybrid(lexical, vectors);
     const hit = fused.find((h) => h.id === name);
     const parts = explainedParts(hit, input, name);
-    const out: Explanation = { ...base, ...placeIn(fused, name), parts, terms: bm25Terms(), semantic };
-    if (!hit) out.note = NOT_A_HYBRID_CANDIDATE;
+    const out: Explanation = { ...base, ...place(fused, true), parts, terms: bm25Terms(), semantic };
+    if (!hit && !out.learned && !out.pinned) out.note = NOT_A_HYBRID_CANDIDATE;
     return out;
   }
 
