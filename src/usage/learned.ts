@@ -6,7 +6,8 @@
  * Scoring, for a query's terms T and a tool d:
  *   L(d) = Σ_t w(t) · c(t,d) / (n(t) + μ)  /  Σ_t w(t)
  * where c(t,d) is the (decayed) number of calls of d after a search containing t, n(t) the calls after searches
- * containing t, μ a pseudo-count, and w(t) how specific t is among past searches (a word in every search says little).
+ * containing t, μ a pseudo-count, and w(t) how specific t is: log(1 + (tools called + 1) / (tools t led to + 1)), so a
+ * word that led to many different tools ("find", "help") says little, and a word never seen weighs the most.
  * - Smoothing: μ shrinks what a word seen once or twice says, so a little evidence never outweighs the text match.
  * - Popular tools do not win every query: c/n is per word, so a tool gains only on the words that led to it, and words
  *   common to all searches weigh little.
@@ -70,9 +71,6 @@ export class LearnedSignal {
   private readonly termTotals = new Map<string, number>();
   /** tool → decayed calls after any search. */
   private readonly toolTotals = new Map<string, number>();
-  /** term → number of searches with it (undecayed; only for word specificity). */
-  private readonly termSearches = new Map<string, number>();
-  private searches = 0;
   private pairs = 0;
   /** Counts are stored as weights 2^((at − epoch)/half-life) and scaled to "now" when read, so adding is O(terms). */
   private epoch: number | undefined;
@@ -108,10 +106,8 @@ export class LearnedSignal {
     const weight = 2 ** ((at - this.epoch) / (this.options.halfLifeDays * DAY_MS));
     const terms = new Set(this.analyzer.analyze(query));
     for (const tool of tools) this.toolTotals.set(tool, (this.toolTotals.get(tool) ?? 0) + weight);
-    this.searches++;
     this.pairs += tools.length;
     for (const term of terms) {
-      this.termSearches.set(term, (this.termSearches.get(term) ?? 0) + 1);
       this.termTotals.set(term, (this.termTotals.get(term) ?? 0) + weight * tools.length);
       let byTool = this.calls.get(term);
       if (!byTool) this.calls.set(term, (byTool = new Map()));
@@ -136,8 +132,7 @@ export class LearnedSignal {
   /**
    * How far a tool's own record can be trusted, in [0, 1): calls / (calls + toolSmoothing), decayed. A tool called
    * often but never after these words has earned its low learned score; a tool never called has not, and the blend
-   * gives it the query's best learned score instead (optimism under uncertainty), so history only ever reorders
-   * tools it knows about.
+   * gives it the share of the query that history leaves unexplained instead (see `UsageRanking`).
    */
   confidence(tool: string, now = Date.now()): number {
     const calls = (this.toolTotals.get(tool) ?? 0) * this.scale(now);
@@ -156,12 +151,12 @@ export class LearnedSignal {
     return out;
   }
 
-  /** How specific each distinct query term is among past searches (unseen terms the most), and their sum. */
+  /** How specific each distinct query term is (see the module's comment), and their sum. */
   private termWeights(terms: string[], now: number): { weights: Map<string, number>; total: number; scale: number } {
     const weights = new Map<string, number>();
     let total = 0;
     for (const term of new Set(terms)) {
-      const w = Math.log(1 + (this.searches + 1) / ((this.termSearches.get(term) ?? 0) + 1));
+      const w = Math.log(1 + (this.toolTotals.size + 1) / ((this.calls.get(term)?.size ?? 0) + 1));
       weights.set(term, w);
       total += w;
     }

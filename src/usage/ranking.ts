@@ -27,8 +27,9 @@ export interface UsageExplanation {
     /** What the learned part added to the score. */
     contribution: number;
     /**
-     * How far the tool's own call record is trusted (0 for a tool never called): the rest of its part is the query's
-     * best learned score, given so that a new tool is not pushed down by tools with a past.
+     * How far the tool's own call record is trusted (0 for a tool never called): the rest of its part is the share of
+     * the query history does not explain (at most the best known tool's score), so that a new tool is not pushed down
+     * by tools that merely have a past.
      */
     confidence: number;
     /** Each query word that led to calls of this tool, with its share (times `confidence`) of the contribution. */
@@ -93,7 +94,8 @@ export class UsageRanking {
 
   /**
    * The learned part of each candidate (already weighted), in units of the best lexical score: the signal's own
-   * score, pulled toward the query's best learned score by how little the tool's record says (`confidence`). Tools
+   * score, pulled toward the part of the query history leaves open by how little the tool's record says
+   * (`confidence`). Tools
    * the signal knows for these words join the candidates.
    */
   private learnedScores(terms: string[], ranked: Ranked[], exists: (name: string) => boolean): Map<string, number> {
@@ -101,12 +103,19 @@ export class UsageRanking {
     const raw = signal.scores(terms);
     const out = new Map<string, number>();
     if (raw.size === 0) return out;
+    // The scores of one query add up to the share of it that history explains; the rest is open to tools history
+    // does not know, up to the best known tool's score (never above it: a tool without a past does not lead for it).
     let best = 0;
-    for (const [id, l] of raw) if (exists(id)) best = Math.max(best, l);
+    let explained = 0;
+    for (const [id, l] of raw) {
+      explained += l;
+      if (exists(id)) best = Math.max(best, l);
+    }
+    const open = Math.min(best, Math.max(0, 1 - explained));
     const now = Date.now();
     const part = (id: string) => {
       const trust = signal.confidence(id, now);
-      return signal.weight * (trust * (raw.get(id) ?? 0) + (1 - trust) * best);
+      return signal.weight * (trust * (raw.get(id) ?? 0) + (1 - trust) * open);
     };
     for (const hit of ranked) out.set(hit.id, part(hit.id));
     for (const id of raw.keys()) if (exists(id) && !out.has(id)) out.set(id, part(id));

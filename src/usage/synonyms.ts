@@ -19,18 +19,17 @@ export interface SynonymExpansion {
 }
 
 export class SynonymExpander {
-  /** analyzed term → analyzed terms it expands to. */
-  private readonly map = new Map<string, string[]>();
+  /** Each source word's analyzed terms (joined by a space) → the analyzed terms it adds. */
+  private readonly map = new Map<string, { key: string[]; targets: string[] }>();
 
   constructor(synonyms: Synonyms, analyzer: Analyzer) {
     const link = (from: string, to: string) => {
-      // Only a single-term word can be recognised in a query's terms; a phrase may still be a target.
-      const key = analyzer.analyze(from);
-      if (key.length !== 1) return;
-      const targets = analyzer.analyze(to).filter((t) => t !== key[0]);
-      const list = this.map.get(key[0]) ?? [];
-      for (const t of targets) if (!list.includes(t)) list.push(t);
-      if (list.length) this.map.set(key[0], list);
+      // A word may analyze to several terms ("k8s" → "8", "k8s"; a phrase): it matches when the query has them all.
+      const key = [...new Set(analyzer.analyze(from))];
+      if (!key.length) return;
+      const entry = this.map.get(key.join(" ")) ?? { key, targets: [] };
+      for (const t of analyzer.analyze(to)) if (!key.includes(t) && !entry.targets.includes(t)) entry.targets.push(t);
+      if (entry.targets.length) this.map.set(key.join(" "), entry);
     };
     for (const group of synonyms.groups ?? []) for (const a of group) for (const b of group) if (a !== b) link(a, b);
     for (const [word, targets] of Object.entries(synonyms.oneWay ?? {})) for (const t of targets) link(word, t);
@@ -43,10 +42,12 @@ export class SynonymExpander {
   /** The query's terms followed by the terms synonyms add (each added once, none already in the query). */
   expand(terms: string[]): { terms: string[]; expansions: SynonymExpansion[] } {
     const seen = new Set(terms);
+    const present = new Set(terms);
     const out = [...terms];
     const expansions: SynonymExpansion[] = [];
-    for (const term of new Set(terms)) {
-      const added = (this.map.get(term) ?? []).filter((t) => !seen.has(t));
+    for (const [term, { key, targets }] of this.map) {
+      if (!key.every((k) => present.has(k))) continue;
+      const added = targets.filter((t) => !seen.has(t));
       if (!added.length) continue;
       for (const t of added) seen.add(t);
       out.push(...added);
