@@ -108,8 +108,11 @@ export interface VectorStore {
 
 export type Unsubscribe = () => void;
 
-/** What curation a collection keeps (SPEC §17), each one JSON value checked by `src/usage/curation.ts`. */
-export type CurationKind = "synonyms" | "rules";
+/**
+ * What curation a collection keeps (SPEC §17), each one JSON value checked by `src/usage/curation.ts`: synonyms,
+ * pinned rules, and `learning` (`{enabled}`, the per-collection switch of the learned signal).
+ */
+export type CurationKind = "synonyms" | "rules" | "learning";
 
 /** One usage event (SPEC §17): a search, a load (describe) of a tool, or a call of one and how it ended. */
 export interface UsageEvent {

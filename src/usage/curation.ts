@@ -27,6 +27,22 @@ export interface Rules {
   rules: PinRule[];
 }
 
+/** The per-collection switch of the learned signal (on by default). */
+export interface Learning {
+  enabled: boolean;
+}
+
+/** Every kind of curation a collection keeps, in the order the service reads them. */
+export const CURATION_KINDS = ["synonyms", "rules", "learning"] as const;
+
+/** Validates the learning switch. */
+export function checkLearning(value: unknown, source: string): Learning {
+  if (!isObject(value) || typeof value.enabled !== "boolean" || Object.keys(value).length !== 1) {
+    throw refused(source, [{ file: source, index: 0, rule: "must be {\"enabled\": true|false}", message: "must be {\"enabled\": true|false}" }]);
+  }
+  return { enabled: value.enabled };
+}
+
 /** Limits that keep curation a small, hand-edited thing (and a request body small). */
 export const CURATION_LIMITS = { groups: 1000, words: 50, wordChars: 100, rules: 1000, pins: 10 } as const;
 
