@@ -20,6 +20,7 @@ const COMMANDS: [string, () => Promise<Register>][] = [
   ["import", async () => (await import("./commands/import.js")).registerImport],
   ["serve", async () => (await import("./commands/serve.js")).registerServe],
   ["keys", async () => (await import("./commands/keys.js")).registerKeys],
+  ["usage", async () => (await import("./commands/usage.js")).registerUsage],
   ["explain", async () => (await import("./commands/explain.js")).registerExplain],
 ];
 
