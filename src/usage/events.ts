@@ -12,8 +12,7 @@ import type { UsageEvent } from "../store/types.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { type LearnedOptions, LearnedSignal } from "./learned.js";
 
-/** Events kept per collection and read back to rebuild the signal. */
-export const USAGE_RETENTION = { maxEvents: 100_000, maxAgeDays: 90 } as const;
+export { USAGE_RETENTION } from "../store/retention.js";
 
 /** Feeds events (oldest first) into a learned signal, remembering each session's last search. */
 export class UsageLearner {
