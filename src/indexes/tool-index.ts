@@ -24,6 +24,7 @@ import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
 import { closestNames } from "../text/suggest.js";
 import { truncateAtWord } from "../text/truncate.js";
 import type { LearnedSignal } from "../usage/learned.js";
+import { curationOfFile } from "../usage/catalog-curation.js";
 import { UsageRanking, type UsageSearchOptions } from "../usage/ranking.js";
 import { checkRules, checkSynonyms, type Rules, type Synonyms } from "../usage/curation.js";
 import {
@@ -168,9 +169,13 @@ export class ToolIndex {
     if (vectors) this.semantic.importVectors(vectors);
   }
 
-  /** Loads a catalog file (JSON, `{tools:[…]}`, JSONL or YAML; any tool shape). Refuses a bad file whole. */
+  /**
+   * Loads a catalog file (JSON, `{tools:[…]}`, JSONL or YAML; any tool shape), with the `synonyms` and `rules` it
+   * holds beside `tools` (those of `options` win). Refuses a bad file whole.
+   */
   static async fromFile(path: string, options?: ToolIndexOptions): Promise<ToolIndex> {
-    return new ToolIndex(loadCatalogFile(path), options);
+    const tools = loadCatalogFile(path);
+    return new ToolIndex(tools, { ...curationOfFile(path), ...options });
   }
 
   /** Builds an index from tools in any supported shape, validated as a catalog file would be. */

@@ -116,3 +116,21 @@ describe("learned signal", () => {
     assert.equal(signal.evidence, 40);
   });
 });
+
+describe("curation in catalog files", () => {
+  it("reads synonyms and rules beside tools, and refuses broken ones naming the file", async () => {
+    const { writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { makeTempDir } = await import("../helpers/temp-dir.js");
+    const dir = makeTempDir("toolsearch-curation-");
+    const path = join(dir, "catalog.json");
+    const definitions = tools.map((t) => t.definition);
+    writeFileSync(path, JSON.stringify({ tools: definitions, synonyms: { groups: [["pto", "vacation"]] }, rules: [{ query: "refund*", pin: ["process_refund"] }] }));
+    const index = await ToolIndex.fromFile(path);
+    assert.equal(index.searchSync("pto")[0].name, "request_time_off");
+    assert.equal(index.searchSync("refund an order")[0].name, "process_refund");
+    const bad = join(dir, "bad.json");
+    writeFileSync(bad, JSON.stringify({ tools: definitions, rules: { rules: [{ query: "x" }] } }));
+    await assert.rejects(ToolIndex.fromFile(bad), (e: ToolsearchError) => e.code === "curation_invalid" && e.message.includes("bad.json"));
+  });
+});
