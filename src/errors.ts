@@ -77,6 +77,8 @@ export const ErrorCodes = {
   dependency_missing: "dependency_missing",
   /** An index snapshot is damaged, of another format or kind, or was built with other analysis settings. */
   snapshot_invalid: "snapshot_invalid",
+  /** Synonyms or pinned-result rules of a collection break a rule (shape, sizes); nothing was changed. */
+  curation_invalid: "curation_invalid",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

@@ -11,6 +11,10 @@
 export { ToolIndex, checkLimit } from "./indexes/tool-index.js";
 export type { ToolEngine, ToolHit, ToolIndexOptions, ToolSearchOptions, ToolBm25Options, FieldWeight } from "./indexes/tool-index-options.js";
 export { DEFAULT_TOOL_BM25 } from "./indexes/tool-index-options.js";
+export { LearnedSignal, type LearnedOptions, type UsagePair } from "./usage/learned.js";
+export { replayHistory } from "./usage/replay.js";
+export { learnedFromEvents } from "./usage/events.js";
+export { checkRules, checkSynonyms, type PinRule, type Rules, type Synonyms } from "./usage/curation.js";
 export type { AnthropicTool, JsonSchema, Tool, ToolShape } from "./catalog/tool.js";
 export { loadCatalogFile, normalizeTools } from "./catalog/load.js";
 export { toMcp, toOpenAiChat } from "./catalog/shapes.js";

@@ -48,7 +48,7 @@ function parseYaml(text: string): unknown {
   return (require("yaml") as typeof import("yaml")).parse(text);
 }
 
-function parseStructured(path: string, text: string, format: "json" | "yaml"): unknown {
+export function parseStructured(path: string, text: string, format: "json" | "yaml"): unknown {
   try {
     return format === "json" ? JSON.parse(text) : parseYaml(text);
   } catch (error) {

@@ -11,6 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { ToolsearchError } from "../errors.js";
 import { ToolIndex } from "../indexes/tool-index.js";
 import type { ToolIndexOptions } from "../indexes/tool-index-options.js";
+import { curationOfFile } from "../usage/catalog-curation.js";
 
 /** A catalog's index and how to keep its snapshot up to date. */
 export interface CachedIndex {
@@ -42,7 +43,8 @@ export async function openCatalog(catalog: string, options: ToolIndexOptions, em
   const file = join(dir, `${prefix}-${sha(bytes)}.snap`);
   let index: ToolIndex | undefined;
   try {
-    if (existsSync(file)) index = ToolIndex.fromSnapshot(readFileSync(file), options);
+    // A snapshot holds the index, not the file's curation: that is read again from the file.
+    if (existsSync(file)) index = ToolIndex.fromSnapshot(readFileSync(file), { ...curationOfFile(catalog, bytes.toString("utf8")), ...options });
   } catch (error) {
     if (!(error instanceof ToolsearchError && error.code === "snapshot_invalid")) throw error;
   }

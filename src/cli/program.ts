@@ -21,6 +21,7 @@ const COMMANDS: [string, () => Promise<Register>][] = [
   ["serve", async () => (await import("./commands/serve.js")).registerServe],
   ["keys", async () => (await import("./commands/keys.js")).registerKeys],
   ["audit", async () => (await import("./commands/audit.js")).registerAudit],
+  ["usage", async () => (await import("./commands/usage.js")).registerUsage],
   ["explain", async () => (await import("./commands/explain.js")).registerExplain],
 ];
 

@@ -32,27 +32,40 @@ export function setVariant(name: string): { engine: "bm25" | "hybrid"; sets: Too
   return match ? { engine: match[1] as "bm25" | "hybrid", sets: SET_VARIANTS[match[2] as keyof typeof SET_VARIANTS] } : undefined;
 }
 
+/**
+ * What `eval --history` adds to an engine's name: the same engine with the learned signal blended in (the plain name
+ * then runs with it left out, so the report shows both side by side).
+ */
+export const LEARNED_SUFFIX = "+learned";
+
 /** A searcher per engine over a tool index, and one explainer that explains with the same query each engine saw. */
-export function toolEvaluators(index: ToolCatalog, engines: (ToolEngine | typeof PLAIN_ENGINE | string)[]): { searchers: Record<string, Searcher>; explain: Explainer } {
+export function toolEvaluators(index: ToolCatalog, engines: string[]): { searchers: Record<string, Searcher>; explain: Explainer } {
   const plain = engines.includes(PLAIN_ENGINE) ? new ToolIndex(index.list(), { bm25: PLAIN_TOOL_BM25 }) : undefined;
   const searchers: Record<string, Searcher> = {};
-  for (const engine of engines) {
-    const variant = setVariant(engine);
+  // A plain name runs as search would (learned signal on when it has evidence), unless its `+learned` twin is
+  // measured beside it: then it is the without.
+  const split = (name: string) => ({
+    engine: name.replace(LEARNED_SUFFIX, "") as ToolEngine,
+    learned: name.endsWith(LEARNED_SUFFIX) ? true : engines.includes(name + LEARNED_SUFFIX) ? false : undefined,
+  });
+  for (const name of engines) {
+    const variant = setVariant(name);
     if (variant) {
-      searchers[engine] = async (q) => (await index.search(q, { engine: variant.engine, sets: variant.sets, limit: TOP })).map((h) => h.name);
+      searchers[name] = async (q) => (await index.search(q, { engine: variant.engine, sets: variant.sets, limit: TOP })).map((h) => h.name);
       continue;
     }
-    searchers[engine] = engine === PLAIN_ENGINE
+    const { engine, learned } = split(name);
+    searchers[name] = name === PLAIN_ENGINE
       ? (q) => plain!.searchSync(q, { limit: TOP }).map((h) => h.name)
       : engine === "regex"
         ? (q) => index.searchSync(patternFromQuery(q), { engine: "regex", limit: TOP }).map((h) => h.name)
-        : async (q) => (await index.search(q, { engine: engine as ToolEngine, limit: TOP })).map((h) => h.name);
+        : async (q) => (await index.search(q, { engine, limit: TOP, learned })).map((h) => h.name);
   }
-  const explain: Explainer = (engine, q, id) =>
-    engine === PLAIN_ENGINE ? plain!.explain(q, id, { engine: "bm25" })
-      : setVariant(engine) ? index.explain(q, id, { engine: setVariant(engine)!.engine })
-      : engine === "regex" ? index.explain(patternFromQuery(q), id, { engine: "regex" })
-      : index.explain(q, id, { engine: engine as ToolEngine });
+  const explain: Explainer = (name, q, id) =>
+    name === PLAIN_ENGINE ? plain!.explain(q, id, { engine: "bm25" })
+      : setVariant(name) ? index.explain(q, id, { engine: setVariant(name)!.engine })
+      : name === "regex" ? index.explain(patternFromQuery(q), id, { engine: "regex" })
+      : index.explain(q, id, split(name));
   return { searchers, explain };
 }
 

@@ -14,6 +14,7 @@ import type { TermContribution } from "../engines/bm25f.js";
 import type { FusedHit, FusionInput } from "../engines/fusion.js";
 import type { FieldMatch, MatchSpan } from "../engines/regex.js";
 import type { Ranked } from "../engines/top-k.js";
+import type { UsageExplanation } from "../usage/ranking.js";
 
 /** Items listed as outranking the explained one, at most (the best of those above it). */
 export const MAX_OUTRANKED = 10;
@@ -61,8 +62,11 @@ export interface Outranking {
   score: number;
 }
 
-/** Why an item ranks where it does. The parts of the engine used add up to `score`. */
-export interface Explanation {
+/**
+ * Why an item ranks where it does. The parts of the engine used add up to `score`, plus `learned.contribution` when
+ * the learned signal is blended in; `synonyms` and `pinned` say when curation moved the item (tools).
+ */
+export interface Explanation extends UsageExplanation {
   /** Tool name or document id. */
   name: string;
   engine: string;

@@ -6,6 +6,8 @@ import type { FusionOptions } from "../engines/fusion.js";
 import type { FuzzyOptions } from "../engines/fuzzy.js";
 import type { AnalyzerOptions } from "../text/analyzer.js";
 import type { ToolTexts } from "./tool-fields.js";
+import type { Rules, Synonyms } from "../usage/curation.js";
+import type { LearnedSignal } from "../usage/learned.js";
 
 /** Weight and length normalization of one tool field in BM25F. */
 export interface FieldWeight {
@@ -84,6 +86,15 @@ export interface ToolIndexOptions {
   embeddingText?: ToolTextRecipe;
   /** How `hybrid` fuses BM25 and semantic rankings. */
   fusion?: FusionOptions;
+  /** Synonyms applied to every query (SPEC §17); `setSynonyms` replaces them. */
+  synonyms?: Synonyms;
+  /** Pinned-result rules (SPEC §17); `setRules` replaces them. */
+  rules?: Rules;
+  /**
+   * Usage learned from past searches and calls, blended into `bm25` and `hybrid` once it has enough evidence
+   * (`LearnedSignal`; the service builds it from its store's usage events); `setLearned` replaces it.
+   */
+  learned?: LearnedSignal;
 }
 
 /** The engines a `ToolIndex` answers with. */
@@ -107,6 +118,8 @@ export interface ToolSearchOptions {
   sets?: boolean | ToolSetOptions;
   /** Search only the tools a caller may see, as if the others were not in the index (see `ToolVisibility`). */
   visible?: ToolVisibility;
+  /** `false` leaves the learned signal out of this search (`bm25`, `hybrid`; default on once it has enough evidence). */
+  learned?: boolean;
 }
 
 /**

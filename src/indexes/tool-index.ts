@@ -25,6 +25,10 @@ import type { Ranked } from "../engines/top-k.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
 import { closestNames } from "../text/suggest.js";
 import { truncateAtWord } from "../text/truncate.js";
+import type { LearnedSignal } from "../usage/learned.js";
+import { curationOfFile } from "../usage/catalog-curation.js";
+import { UsageRanking, type UsageSearchOptions } from "../usage/ranking.js";
+import { checkRules, checkSynonyms, type Rules, type Synonyms } from "../usage/curation.js";
 import {
   type Explanation, type ExplainOptions, explainedFields, explainedParts, explainedSimilarity, explainedTerms,
   NOT_A_HYBRID_CANDIDATE, placeIn,
@@ -60,6 +64,9 @@ export class ToolIndex {
   private changesSinceFit = 0;
   /** Each caller's subset of the BM25 index (see `ToolVisibility`), remade when the index has changed. */
   private readonly subsets = new WeakMap<ToolVisibility, Bm25fSubset>();
+  /** Synonyms, pinned rules and the learned signal: inputs read around the engines, never inside them. */
+  private readonly usage: UsageRanking;
+  private readonly exists = (name: string) => this.tools.has(name);
 
   constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
     this.analyzer = createAnalyzer(options.analyzer);
@@ -77,6 +84,10 @@ export class ToolIndex {
       fuzzy: bm25.fuzzy,
     };
     this.bm25 = new Bm25fIndex(this.bm25Options);
+    this.usage = new UsageRanking(this.analyzer);
+    this.setSynonyms(options.synonyms);
+    this.setRules(options.rules);
+    this.setLearned(options.learned);
     this.deferred = {};
     // A catalog repeats whole field texts (categories, parameter names and descriptions shared by many tools), so a
     // build analyzes each distinct text once; the memo lives only as long as the build.
@@ -87,6 +98,21 @@ export class ToolIndex {
       return terms;
     };
     for (const tool of tools) this.index(tool, analyze);
+  }
+
+  /** Replaces the synonyms applied to queries (`undefined` for none); takes effect at the next search. */
+  setSynonyms(synonyms: Synonyms | undefined): void {
+    this.usage.setSynonyms(synonyms && checkSynonyms(synonyms, "synonyms"));
+  }
+
+  /** Replaces the pinned-result rules (`undefined` for none). */
+  setRules(rules: Rules | undefined): void {
+    this.usage.setRules(rules && checkRules(rules, "rules"));
+  }
+
+  /** Replaces the learned signal blended into `bm25` and `hybrid` (`undefined` for none). */
+  setLearned(learned: LearnedSignal | undefined): void {
+    this.usage.setLearned(learned);
   }
 
   /**
@@ -167,9 +193,13 @@ export class ToolIndex {
     if (vectors) this.semantic.importVectors(vectors);
   }
 
-  /** Loads a catalog file (JSON, `{tools:[…]}`, JSONL or YAML; any tool shape). Refuses a bad file whole. */
+  /**
+   * Loads a catalog file (JSON, `{tools:[…]}`, JSONL or YAML; any tool shape), with the `synonyms` and `rules` it
+   * holds beside `tools` (those of `options` win). Refuses a bad file whole.
+   */
   static async fromFile(path: string, options?: ToolIndexOptions): Promise<ToolIndex> {
-    return new ToolIndex(loadCatalogFile(path), options);
+    const tools = loadCatalogFile(path);
+    return new ToolIndex(tools, { ...curationOfFile(path), ...options });
   }
 
   /** Builds an index from tools in any supported shape, validated as a catalog file would be. */
@@ -267,11 +297,13 @@ export class ToolIndex {
     await this.semantic.prepare();
     const vector = await this.semantic.embedQuery(query);
     const accept = options.visible?.accept;
-    if (engine === "semantic") return this.semantic.rankDense(vector, limit, accept).map((hit) => this.toHit(hit));
+    const { terms } = this.usage.terms(query);
     const sets = setParts(options.sets);
-    const lexical = this.lexicalSets(query, HYBRID_CANDIDATES, options, sets.clauses);
-    const fused = this.semantic.rankHybrid(lexical, vector, sets.groups ? Math.max(limit, SET_POOL) : limit, accept);
-    return this.withGroups(fused, sets.groups).slice(0, limit).map((hit) => this.toHit(hit));
+    const wide = this.widen(sets.groups ? Math.max(limit, SET_POOL) : limit, engine === "hybrid" && this.usage.learns(options));
+    const ranked = engine === "semantic"
+      ? this.semantic.rankDense(vector, wide, accept)
+      : this.withGroups(this.semantic.rankHybrid(this.lexicalSets(query, HYBRID_CANDIDATES, options, sets.clauses), vector, wide, accept), sets.groups);
+    return this.finish(query, terms, ranked, limit, engine === "hybrid" ? options : { ...options, learned: false });
   }
 
   /**
@@ -297,19 +329,36 @@ export class ToolIndex {
   searchSync(query: string, options: ToolSearchOptions = {}): ToolHit[] {
     const limit = checkLimit(options.limit);
     const engine = options.engine ?? "bm25";
-    let ranked: Ranked[];
-    const sets = setParts(options.sets);
-    if (engine === "bm25" && (sets.clauses || sets.groups)) {
-      ranked = this.withGroups(this.lexicalSets(query, Math.max(limit, SET_POOL), options, sets.clauses), sets.groups).slice(0, limit);
+    if (engine === "bm25") {
+      const { terms } = this.usage.terms(query);
+      const sets = setParts(options.sets);
+      const wide = this.widen(sets.clauses || sets.groups ? Math.max(limit, SET_POOL) : limit, this.usage.learns(options));
+      const ranked = sets.clauses || sets.groups
+        ? this.withGroups(this.lexicalSets(query, wide, options, sets.clauses), sets.groups)
+        : this.bm25.search(terms, wide, this.bm25Query(options));
+      return this.finish(query, terms, ranked, limit, options);
     }
-    else if (engine === "bm25") ranked = this.bm25.search(this.analyzer.analyze(query), limit, this.bm25Query(options));
-    else if (engine === "regex") {
+    if (engine === "regex") {
       this.undefer();
-      ranked = this.regex.search(query, limit, options.visible?.accept);
+      return this.finish(query, [], this.regex.search(query, limit, options.visible?.accept), limit, { ...options, learned: false });
     }
-    else if (engine === "semantic" || engine === "hybrid") throw needsAsync(engine);
-    else throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)}: use ${TOOL_ENGINES.join(", ")}.`);
-    return ranked.map((hit) => this.toHit(hit));
+    if (engine === "semantic" || engine === "hybrid") throw needsAsync(engine);
+    throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)}: use ${TOOL_ENGINES.join(", ")}.`);
+  }
+
+  /** How many candidates an engine ranks: more than asked when the learned blend may reorder them. */
+  private widen(limit: number, learning: boolean): number {
+    return learning ? Math.max(limit, HYBRID_CANDIDATES) : limit;
+  }
+
+  /** Blends the learned signal, applies pinned rules, and shapes the hits. */
+  private finish(query: string, terms: string[], ranked: Ranked[], limit: number, options: ToolSearchOptions): ToolHit[] {
+    return this.usage.rerank(query, terms, ranked, limit, options, this.existsFor(options.visible)).map((hit) => this.toHit(hit));
+  }
+
+  /** Which names a pinned rule may bring in: tools of the index, and of those only the ones the caller sees. */
+  private existsFor(visible: ToolVisibility | undefined): (name: string) => boolean {
+    return visible ? (name) => this.tools.has(name) && visible.accept(name) : this.exists;
   }
 
   /**
@@ -322,32 +371,39 @@ export class ToolIndex {
    * why.terms?.reduce((sum, t) => sum + t.contribution, 0); // === why.score (up to rounding)
    * ```
    */
-  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & { visible?: ToolVisibility } = {}): Promise<Explanation> {
+  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & UsageSearchOptions & { visible?: ToolVisibility } = {}): Promise<Explanation> {
     this.require(name, options.visible);
     this.undefer();
     const engine = options.engine ?? "bm25";
     const accept = options.visible?.accept;
+    const exists = this.existsFor(options.visible);
     const all = Math.max(1, options.visible ? this.visibleCount(options.visible) : this.size);
     const base = { name, engine, query };
+    // Curation and use, ranked and explained as search applies them (the learned part only for bm25 and hybrid).
+    const place = (ranked: Ranked[], learning: boolean) => {
+      const use = learning ? options : { learned: false };
+      const ranking = this.usage.rerank(query, terms, ranked, all, use, exists);
+      return { ...placeIn(ranking, name), ...this.usage.explain(query, name, ranked, use, exists) };
+    };
+    const { terms } = this.usage.terms(query);
     if (engine === "regex") {
       const fields = explainedFields(this.regex.explain(query, name), REGEX_FIELD_NAMES);
-      return { ...base, ...placeIn(this.regex.search(query, all, accept), name), fields };
+      return { ...base, ...place(this.regex.search(query, all, accept), false), fields };
     }
-    const terms = this.analyzer.analyze(query);
     const bm25 = this.bm25Query(options);
     const bm25Terms = () => explainedTerms(this.bm25.explain(terms, name, bm25));
-    if (engine === "bm25") return { ...base, ...placeIn(this.bm25.search(terms, all, bm25), name), terms: bm25Terms() };
+    if (engine === "bm25") return { ...base, ...place(this.bm25.search(terms, all, bm25), true), terms: bm25Terms() };
     if (engine !== "semantic" && engine !== "hybrid") this.searchSync(query, { engine }); // throws unknown_engine
     await this.semantic.prepare();
     const vectors = await this.semantic.embedQuery(query);
     const semantic = explainedSimilarity(querySentences(query), this.semantic.sentenceScores(name, vectors));
-    if (engine === "semantic") return { ...base, ...placeIn(this.semantic.rankDense(vectors, all, accept), name), semantic };
+    if (engine === "semantic") return { ...base, ...place(this.semantic.rankDense(vectors, all, accept), false), semantic };
     const lexical = this.bm25.search(terms, HYBRID_CANDIDATES, bm25);
     const { fused, input } = this.semantic.explainHybrid(lexical, vectors, accept);
     const hit = fused.find((h) => h.id === name);
     const parts = explainedParts(hit, input, name);
-    const out: Explanation = { ...base, ...placeIn(fused, name), parts, terms: bm25Terms(), semantic };
-    if (!hit) out.note = NOT_A_HYBRID_CANDIDATE;
+    const out: Explanation = { ...base, ...place(fused, true), parts, terms: bm25Terms(), semantic };
+    if (!hit && !out.learned && !out.pinned) out.note = NOT_A_HYBRID_CANDIDATE;
     return out;
   }
 
@@ -373,7 +429,8 @@ export class ToolIndex {
   /** The BM25 ranking of a request, merged with its clauses' rankings when asked (see `tool-sets.ts`). */
   private lexicalSets(query: string, pool: number, options: { fuzzy?: boolean; visible?: ToolVisibility }, clauses: boolean): Ranked[] {
     const bm25 = this.bm25Query(options);
-    const rank = (text: string) => this.bm25.search(this.analyzer.analyze(text), pool, bm25);
+    // Synonyms apply to each clause as to the whole request.
+    const rank = (text: string) => this.bm25.search(this.usage.terms(text).terms, pool, bm25);
     const whole = rank(query);
     return clauses ? mergeClauses(whole, taskClauses(query).map(rank)).slice(0, pool) : whole;
   }

@@ -25,6 +25,7 @@ import { webConsole } from "./plugins/web-console.js";
 import { explainEvalRoutes } from "./routes/explain-eval.js";
 import { batchRoutes } from "./routes/batch.js";
 import { collectionRoutes } from "./routes/collections.js";
+import { curationRoutes } from "./routes/curation.js";
 import { healthRoutes } from "./routes/health.js";
 import { itemRoutes } from "./routes/items.js";
 import { mcpRoutes } from "./routes/mcp.js";
@@ -101,6 +102,7 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
   await app.register(itemRoutes, { collections });
   await app.register(batchRoutes, { collections });
   await app.register(searchRoutes, { collections, timeoutMs });
+  await app.register(curationRoutes, { collections });
   await app.register(mcpRoutes, { collections, ...options.mcp, loopbackOnly: options.loopbackOnly, audit: options.audit });
   await app.register(explainEvalRoutes, { collections, timeoutMs });
   await app.register(options.consolePlugin ?? webConsole);

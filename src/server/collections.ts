@@ -32,7 +32,9 @@ import { Gateway, type GatewayOptions } from "../mcp/gateway.js";
 import { deleteLaunchSnapshots } from "../mcp/launch-snapshot.js";
 import { unknownCollection } from "../store/records.js";
 import { deleteSnapshot, readSnapshot, saveSnapshot } from "./snapshots.js";
-import type { Change, CollectionKind, CollectionRecord, ItemRecord, Store, Unsubscribe } from "../store/types.js";
+import type { Change, CollectionKind, CollectionRecord, ItemRecord, Store, Unsubscribe, UsageEvent } from "../store/types.js";
+import { CURATION_KINDS, type Learning, type Rules, type Synonyms } from "../usage/curation.js";
+import { learnedFromEvents, USAGE_RETENTION, type UsageLearner } from "../usage/events.js";
 
 /** Options of `Collections`. */
 export interface CollectionsOptions {
@@ -69,6 +71,10 @@ export interface LoadedCollection {
   config: Record<string, unknown>;
   /** How its index was last loaded: from a stored snapshot, or built from its items (or its upstreams). */
   source: "snapshot" | "rebuild";
+  /** Tools: what its usage events have taught (fed by `recordUsage`, rebuilt from the store at load). */
+  learner?: UsageLearner;
+  /** The collection's learned signal is switched off (`PUT …/learning {"enabled": false}`). */
+  learningOff?: boolean;
 }
 
 /** Touched keys re-read from the store at once when applying changes. */
@@ -232,8 +238,10 @@ export class Collections {
   private async applyPage(changes: Change[]): Promise<void> {
     const whole = new Set<string>();
     const keys = new Map<string, Set<string>>();
+    const curated = new Set<string>();
     for (const change of changes) {
-      if (change.scope === "collection" || change.key === undefined) whole.add(change.collection);
+      if (change.scope === "curation") curated.add(change.collection);
+      else if (change.scope === "collection" || change.key === undefined) whole.add(change.collection);
       else keys.set(change.collection, (keys.get(change.collection) ?? new Set()).add(change.key));
     }
     for (const name of whole) await this.reload(name);
@@ -245,6 +253,47 @@ export class Collections {
       }
       await this.applyKeys(this.loaded.get(name)!, touched);
     }
+    for (const name of curated) {
+      const collection = this.loaded.get(name);
+      if (collection && !whole.has(name)) await this.applyCuration(collection);
+    }
+  }
+
+  /** Reads a collection's synonyms and rules from the store into its tool index (stored ones were checked on write). */
+  private async applyCuration(collection: LoadedCollection): Promise<void> {
+    if (!collection.tools) return;
+    try {
+      const [synonyms, rules, learning] = await Promise.all(CURATION_KINDS.map((kind) => this.store.getCuration(collection.name, kind)));
+      collection.tools.setSynonyms(synonyms as Synonyms | undefined);
+      collection.tools.setRules(rules as Rules | undefined);
+      collection.learningOff = (learning as Learning | undefined)?.enabled === false;
+      collection.tools.setLearned(collection.learningOff ? undefined : collection.learner?.signal);
+    } catch (error) {
+      if (error instanceof ToolsearchError && error.code === "unknown_collection") return;
+      this.log(`toolsearch serve: the curation of ${collection.name} cannot be applied: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /**
+   * Records usage events of a collection: in the store (the source of truth every replica rebuilds from) and in this
+   * replica's learned signal at once. Failures are logged, never thrown: usage is not worth failing a search for.
+   */
+  async recordUsage(name: string, events: UsageEvent[]): Promise<void> {
+    const collection = this.loaded.get(name);
+    if (collection?.learner) for (const event of events) collection.learner.add(event);
+    try {
+      await this.store.recordUsage(events);
+    } catch (error) {
+      this.log(`toolsearch serve: could not record usage of ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Builds a tool collection's learned signal from its stored events, and plugs it into its index. */
+  private async loadLearner(collection: LoadedCollection): Promise<void> {
+    if (!collection.tools) return;
+    const events = await this.store.listUsage(collection.name, USAGE_RETENTION.maxEvents);
+    collection.learner = learnedFromEvents(events, collection.tools.analyzer);
+    if (!collection.learningOff) collection.tools.setLearned(collection.learner.signal);
   }
 
   private async applyKeys(collection: LoadedCollection, keys: Set<string>): Promise<void> {
@@ -369,6 +418,8 @@ export class Collections {
         for (const item of items) this.indexItem(next, item);
       }
     }
+    await this.loadLearner(next);
+    await this.applyCuration(next);
     const previous = this.loaded.get(record.name);
     this.loaded.set(record.name, next);
     if (next.source === "rebuild") this.markUnsaved(next);

@@ -12,6 +12,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   file_unreadable: 400,
   file_parse: 400,
   catalog_invalid: 400,
+  curation_invalid: 400,
   documents_invalid: 400,
   queries_invalid: 400,
   pattern_too_long: 400,

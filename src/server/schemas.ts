@@ -39,6 +39,8 @@ export const searchBody = {
     query: { type: "string", minLength: 1, maxLength: MAX_QUERY_CHARS, description: "Keywords, a regular expression (regex) or a request in plain words" },
     engine: { type: "string", enum: [...TOOL_ENGINES], description: "Default bm25; documents take bm25, semantic, hybrid" },
     limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT, description: "Default 5" },
+    learned: { type: "boolean", description: "tools, bm25 and hybrid: false leaves the learned signal out (default on once it has enough evidence)" },
+    session: { type: "string", minLength: 1, maxLength: 128, description: "tools: who searches, so that later calls reported with this session teach the learned signal" },
   },
 } as const;
 

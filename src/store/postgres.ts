@@ -19,6 +19,7 @@
 import pg from "pg";
 import { ToolsearchError } from "../errors.js";
 import { type AuditRow, auditColumns, auditWhere, checkMatch, MAX_POOL_SIZE, etagOf, globsColumn, type KeyRow, toAudit, toKey, toVector, unknownCollection } from "./records.js";
+import { toUsage, type UsageRow } from "./usage-rows.js";
 import type {
   ApiKeyRecord,
   AuditEntry,
@@ -30,7 +31,9 @@ import type {
   ItemInput,
   ItemRecord,
   ManifestRecord,
+  CurationKind,
   Store,
+  UsageEvent,
   Unsubscribe,
   WriteOptions,
 } from "./types.js";
@@ -81,6 +84,14 @@ const MIGRATIONS: string[] = [
      collection text NOT NULL, target text, outcome text NOT NULL, duration_ms double precision NOT NULL,
      argument_bytes integer, arguments text);
    CREATE INDEX audit_at ON audit (at);`,
+  // Curation (synonyms, pinned rules) per collection and usage events (SPEC §17).
+  `CREATE TABLE curation (
+     collection text NOT NULL REFERENCES collections(name) ON DELETE CASCADE,
+     kind text NOT NULL, body text NOT NULL, PRIMARY KEY (collection, kind));
+   CREATE TABLE usage_events (
+     id bigserial PRIMARY KEY, collection text NOT NULL, session text NOT NULL, kind text NOT NULL,
+     query text, tools text NOT NULL, outcome text, at timestamptz NOT NULL);
+   CREATE INDEX usage_events_by_collection ON usage_events (collection, id);`,
 ];
 
 interface CollectionRow {
@@ -120,7 +131,7 @@ class Tx {
   /** Takes the next number for a change of this key. */
   log(collection: string, scope: Change["scope"], key?: string): number {
     const seq = ++this.next;
-    this.changes.push(scope === "item" ? { seq, collection, scope, key } : { seq, collection, scope });
+    this.changes.push(key !== undefined ? { seq, collection, scope, key } : { seq, collection, scope });
     return seq;
   }
 
@@ -468,6 +479,67 @@ export class PostgresStore implements Store {
        ON CONFLICT (provider, hash) DO UPDATE SET vector = excluded.vector`,
       [provider, unique.map(([hash]) => hash), unique.map(([, v]) => Buffer.from(v.buffer, v.byteOffset, v.byteLength))],
     );
+  }
+
+  // Curation
+
+  async getCuration(collection: string, kind: CurationKind): Promise<unknown> {
+    const { rows } = await this.read(
+      `SELECT c.name, u.body FROM ${this.s}.collections c LEFT JOIN ${this.s}.curation u ON u.collection = c.name AND u.kind = $2 WHERE c.name = $1`,
+      [collection, kind],
+    );
+    if (rows.length === 0) throw unknownCollection(collection);
+    return rows[0].body === null ? undefined : JSON.parse(rows[0].body);
+  }
+
+  async putCuration(collection: string, kind: CurationKind, value: unknown): Promise<void> {
+    const text = value === undefined ? undefined : JSON.stringify(value);
+    await this.write(async (tx) => {
+      await this.requireCollection(collection, tx);
+      if (text === undefined) await tx.query(`DELETE FROM ${this.s}.curation WHERE collection = $1 AND kind = $2`, [collection, kind]);
+      else {
+        await tx.query(
+          `INSERT INTO ${this.s}.curation (collection, kind, body) VALUES ($1, $2, $3) ON CONFLICT (collection, kind) DO UPDATE SET body = excluded.body`,
+          [collection, kind, text],
+        );
+      }
+      tx.log(collection, "curation", kind);
+    });
+  }
+
+  // Usage events
+
+  async recordUsage(events: UsageEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.read(
+      `INSERT INTO ${this.s}.usage_events (collection, session, kind, query, tools, outcome, at)
+       SELECT t.c, t.s, t.k, t.q, t.tl, t.o, t.a
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[]) WITH ORDINALITY AS t(c, s, k, q, tl, o, a, n)
+       WHERE EXISTS (SELECT 1 FROM ${this.s}.collections WHERE name = t.c) ORDER BY t.n`,
+      [
+        events.map((e) => e.collection), events.map((e) => e.session), events.map((e) => e.kind), events.map((e) => e.query ?? null),
+        events.map((e) => JSON.stringify(e.tools)), events.map((e) => e.outcome ?? null), events.map((e) => e.at),
+      ],
+    );
+  }
+
+  async listUsage(collection: string, limit = 100_000): Promise<UsageEvent[]> {
+    const { rows } = await this.read<UsageRow>(
+      `SELECT * FROM (SELECT * FROM ${this.s}.usage_events WHERE collection = $1 ORDER BY id DESC LIMIT $2) AS recent ORDER BY id`,
+      [collection, limit],
+    );
+    return rows.map(toUsage);
+  }
+
+  async pruneUsage(before: string, keep: number): Promise<number> {
+    const old = await this.read(`DELETE FROM ${this.s}.usage_events WHERE at < $1`, [before]);
+    const excess = await this.read(
+      `DELETE FROM ${this.s}.usage_events WHERE id IN (
+         SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY collection ORDER BY id DESC) AS n FROM ${this.s}.usage_events) AS ranked
+         WHERE n > $1)`,
+      [keep],
+    );
+    return (old.rowCount ?? 0) + (excess.rowCount ?? 0);
   }
 
   // MCP manifests

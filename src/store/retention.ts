@@ -12,6 +12,12 @@
  */
 import type { Store } from "./types.js";
 
+/**
+ * Usage events (SPEC §17) kept per collection: at most this many, none older than this. Pruned in the same rounds
+ * as the change log; the learned signal reads at most `maxEvents` of them back.
+ */
+export const USAGE_RETENTION = { maxEvents: 100_000, maxAgeDays: 90 } as const;
+
 /** Options of `startPruning`. */
 export interface PruneOptions {
   /** How long a change stays in the log (default 24 h): the longest disconnect a replica catches up from by replay. */
@@ -40,6 +46,7 @@ export async function pruneRound(store: Store, samples: Array<[number, number]>,
   const mark = pruneMark(samples, now, keepMs);
   // Keep the newest sample that is old enough: it is the mark until a newer one ages past the window.
   while (samples.length > 1 && now - samples[1][0] >= keepMs) samples.shift();
+  await store.pruneUsage(new Date(now - USAGE_RETENTION.maxAgeDays * 86_400_000).toISOString(), USAGE_RETENTION.maxEvents);
   return mark > 0 ? store.pruneChanges(mark) : 0;
 }
 

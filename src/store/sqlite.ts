@@ -22,14 +22,17 @@ import type {
   Change,
   CollectionKind,
   CollectionRecord,
+  CurationKind,
   ItemInput,
   ItemRecord,
   ManifestRecord,
   Scope,
   Store,
   Unsubscribe,
+  UsageEvent,
   WriteOptions,
 } from "./types.js";
+import { toUsage, type UsageRow } from "./usage-rows.js";
 
 /** Marks our files ("TSS1"), so that a foreign SQLite database is never written into. */
 const APPLICATION_ID = 0x54535331;
@@ -65,6 +68,14 @@ const MIGRATIONS: string[] = [
      collection TEXT NOT NULL, target TEXT, outcome TEXT NOT NULL, duration_ms REAL NOT NULL,
      argument_bytes INTEGER, arguments TEXT);
    CREATE INDEX audit_at ON audit (at);`,
+  // Curation (synonyms, pinned rules) per collection and usage events (SPEC §17).
+  `CREATE TABLE curation (
+     collection TEXT NOT NULL REFERENCES collections(name) ON DELETE CASCADE,
+     kind TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (collection, kind)) WITHOUT ROWID;
+   CREATE TABLE usage_events (
+     id INTEGER PRIMARY KEY AUTOINCREMENT, collection TEXT NOT NULL, session TEXT NOT NULL, kind TEXT NOT NULL,
+     query TEXT, tools TEXT NOT NULL, outcome TEXT, at TEXT NOT NULL);
+   CREATE INDEX usage_events_by_collection ON usage_events (collection, id);`,
 ];
 
 /** Options of a `SqliteStore`. */
@@ -333,6 +344,54 @@ export class SqliteStore implements Store {
       if (text === undefined) this.sql("DELETE FROM settings WHERE key = ?").run(key);
       else this.sql("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, text);
       return { result: undefined, changes: [] };
+    });
+  }
+
+  // Curation
+
+  async getCuration(collection: string, kind: CurationKind): Promise<unknown> {
+    return this.guard(() => {
+      this.requireCollection(collection);
+      const text = this.sql("SELECT body FROM curation WHERE collection = ? AND kind = ?").pluck().get(collection, kind) as string | undefined;
+      return text === undefined ? undefined : JSON.parse(text);
+    });
+  }
+
+  async putCuration(collection: string, kind: CurationKind, value: unknown): Promise<void> {
+    const text = value === undefined ? undefined : JSON.stringify(value);
+    await this.write(() => {
+      this.requireCollection(collection);
+      if (text === undefined) this.sql("DELETE FROM curation WHERE collection = ? AND kind = ?").run(collection, kind);
+      else this.sql("INSERT INTO curation (collection, kind, body) VALUES (?, ?, ?) ON CONFLICT(collection, kind) DO UPDATE SET body = excluded.body").run(collection, kind, text);
+      const seq = this.logChange(collection, "curation", kind);
+      return { result: undefined, changes: [{ seq, collection, scope: "curation" as const, key: kind }] };
+    });
+  }
+
+  // Usage events
+
+  async recordUsage(events: UsageEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.write(() => {
+      const insert = this.sql("INSERT INTO usage_events (collection, session, kind, query, tools, outcome, at) SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM collections WHERE name = ?)");
+      for (const e of events) insert.run(e.collection, e.session, e.kind, e.query ?? null, JSON.stringify(e.tools), e.outcome ?? null, e.at, e.collection);
+      return { result: undefined, changes: [] };
+    });
+  }
+
+  async listUsage(collection: string, limit = 100_000): Promise<UsageEvent[]> {
+    const rows = this.guard(() => this.sql("SELECT * FROM (SELECT * FROM usage_events WHERE collection = ? ORDER BY id DESC LIMIT ?) ORDER BY id").all(collection, limit) as UsageRow[]);
+    return rows.map(toUsage);
+  }
+
+  async pruneUsage(before: string, keep: number): Promise<number> {
+    return this.write(() => {
+      let pruned = this.sql("DELETE FROM usage_events WHERE at < ?").run(before).changes;
+      const collections = this.sql("SELECT DISTINCT collection FROM usage_events").pluck().all() as string[];
+      for (const c of collections) {
+        pruned += this.sql("DELETE FROM usage_events WHERE collection = ? AND id <= (SELECT id FROM usage_events WHERE collection = ? ORDER BY id DESC LIMIT 1 OFFSET ?)").run(c, c, keep).changes;
+      }
+      return { result: pruned, changes: [] };
     });
   }
 

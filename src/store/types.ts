@@ -66,9 +66,10 @@ export interface Change {
   /**
    * `collection`: the collection was created, replaced whole or deleted (re-read it, or drop it when absent).
    * `item`: one item was created, replaced or deleted (re-read that key, or drop it when absent).
+   * `curation`: the collection's synonyms or rules (`key`) were replaced (re-read them; the items are unchanged).
    */
-  scope: "collection" | "item";
-  /** The item's key for `scope: "item"`. */
+  scope: "collection" | "item" | "curation";
+  /** The item's key for `scope: "item"`; `synonyms` or `rules` for `scope: "curation"`. */
   key?: string;
 }
 
@@ -162,6 +163,28 @@ export interface AuditQuery {
 
 export type Unsubscribe = () => void;
 
+/**
+ * What curation a collection keeps (SPEC §17), each one JSON value checked by `src/usage/curation.ts`: synonyms,
+ * pinned rules, and `learning` (`{enabled}`, the per-collection switch of the learned signal).
+ */
+export type CurationKind = "synonyms" | "rules" | "learning";
+
+/** One usage event (SPEC §17): a search, a load (describe) of a tool, or a call of one and how it ended. */
+export interface UsageEvent {
+  collection: string;
+  /** Who made it: an MCP session id, or a client-chosen id over REST; events of one session are read in order. */
+  session: string;
+  kind: "search" | "load" | "call";
+  /** The query of a search. */
+  query?: string;
+  /** Searches: the tools returned, best first; loads and calls: the tool. */
+  tools: string[];
+  /** Calls: `ok`, or `error` when the call failed or the tool reported an error. */
+  outcome?: "ok" | "error";
+  /** ISO 8601 time. */
+  at: string;
+}
+
 export interface Store extends VectorStore {
   /** `sqlite` or `postgres`. */
   readonly kind: string;
@@ -215,6 +238,20 @@ export interface Store extends VectorStore {
   // Settings (small JSON values)
   getSetting(key: string): Promise<unknown>;
   setSetting(key: string, value: unknown): Promise<void>;
+
+  // Curation (the collection must exist: else `unknown_collection`)
+  /** The stored synonyms or rules of a collection, or undefined. Deleted with the collection. */
+  getCuration(collection: string, kind: CurationKind): Promise<unknown>;
+  /** Replaces them (`undefined` deletes), logging a `curation` change so every replica re-reads them. */
+  putCuration(collection: string, kind: CurationKind, value: unknown): Promise<void>;
+
+  // Usage events (not in the change log: they are many, and only the learned signal reads them)
+  /** Appends events. Events of an unknown collection are dropped, not an error (it may have just been deleted). */
+  recordUsage(events: UsageEvent[]): Promise<void>;
+  /** A collection's most recent events (at most `limit`, default 100 000), oldest first. */
+  listUsage(collection: string, limit?: number): Promise<UsageEvent[]>;
+  /** Deletes events older than `before` (ISO time), and beyond the newest `keep` of each collection; returns how many. */
+  pruneUsage(before: string, keep: number): Promise<number>;
 
   // MCP manifests
   getManifest(owner: string, server: string): Promise<ManifestRecord | undefined>;

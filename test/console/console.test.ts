@@ -158,4 +158,21 @@ describe("web console in Chromium", { skip: noBrowser }, () => {
     assert.deepEqual(seen.failed, []);
     await page.close();
   });
+  it("curation: saving synonyms and a pinned rule changes the results shown, with what moved them", async () => {
+    const { page, seen } = await newPage(openUrl);
+    await page.goto(`${openUrl}/#/c/weather/curation`);
+    await page.locator("#curation-query").fill("umbrella");
+    await page.locator("#curation-query").press("Enter");
+    await page.locator("#curation-synonyms").fill(JSON.stringify({ oneWay: { umbrella: ["forecast"] } }));
+    await page.getByRole("button", { name: "Save synonyms" }).click();
+    await page.locator(".curation-results li").first().waitFor();
+    assert.match(await page.locator(".curation-results li").first().innerText(), /get_forecast.*synonyms: umbrella → forecast/);
+    await page.locator("#curation-rules").fill(JSON.stringify({ rules: [{ query: "umbrella*", pin: ["get_timezone"] }] }));
+    await page.getByRole("button", { name: "Save rules" }).click();
+    await page.locator(".curation-results li", { hasText: "pinned by umbrella*" }).waitFor();
+    assert.match(await page.locator(".curation-results li").first().innerText(), /get_timezone.*pinned by umbrella\*/);
+    await screenshot(page, "console-curation");
+    assert.deepEqual(seen.outside, []);
+    assert.deepEqual(seen.errors, []);
+  });
 });

@@ -277,6 +277,51 @@ export function storeContract(label: string, makeStore: () => Promise<StoreFixtu
       assert.equal((await store.getMany("p1", [], 4)).size, 0);
     });
 
+    it("curation: synonyms and rules per collection, logged as a curation change, gone with the collection", async (store) => {
+      await store.putCollection("c", "tools", {}, [{ key: "a", body: tool("a") }]);
+      const before = await store.latestSeq();
+      assert.equal(await store.getCuration("c", "synonyms"), undefined);
+      const synonyms = { groups: [["pto", "vacation", "leave"]], oneWay: { k8s: ["kubernetes"] } };
+      await store.putCuration("c", "synonyms", synonyms);
+      await store.putCuration("c", "rules", { rules: [{ query: "refund*", pin: ["a"] }] });
+      assert.deepEqual(await store.getCuration("c", "synonyms"), synonyms);
+      assert.deepEqual(await store.getCuration("c", "rules"), { rules: [{ query: "refund*", pin: ["a"] }] });
+      const changes = await store.changesSince(before);
+      assert.deepEqual(changes.map((c) => [c.scope, c.key]), [["curation", "synonyms"], ["curation", "rules"]]);
+      await store.putCuration("c", "synonyms", undefined);
+      assert.equal(await store.getCuration("c", "synonyms"), undefined);
+      await assert.rejects(store.putCuration("nope", "rules", { rules: [] }), { code: "unknown_collection" });
+      await assert.rejects(store.getCuration("nope", "rules"), { code: "unknown_collection" });
+      await store.deleteCollection("c");
+      await store.putCollection("c", "tools", {}, []);
+      assert.equal(await store.getCuration("c", "rules"), undefined, "a re-created collection starts without curation");
+    });
+
+    it("usage events: kept in order per collection, bounded, pruned by age", async (store) => {
+      await store.putCollection("c", "tools", {}, []);
+      await store.putCollection("d", "tools", {}, []);
+      const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 0, minutes)).toISOString();
+      await store.recordUsage([
+        { collection: "c", session: "s1", kind: "search", query: "refund order", tools: ["a", "b"], at: at(0) },
+        { collection: "c", session: "s1", kind: "load", tools: ["a"], at: at(1) },
+        { collection: "c", session: "s1", kind: "call", tools: ["a"], outcome: "ok", at: at(2) },
+        { collection: "d", session: "s2", kind: "call", tools: ["x"], outcome: "error", at: at(3) },
+        { collection: "gone", session: "s3", kind: "search", query: "q", tools: [], at: at(3) },
+      ]);
+      const events = await store.listUsage("c");
+      assert.deepEqual(events, [
+        { collection: "c", session: "s1", kind: "search", query: "refund order", tools: ["a", "b"], at: at(0) },
+        { collection: "c", session: "s1", kind: "load", tools: ["a"], at: at(1) },
+        { collection: "c", session: "s1", kind: "call", tools: ["a"], outcome: "ok", at: at(2) },
+      ]);
+      assert.deepEqual((await store.listUsage("c", 2)).map((e) => e.kind), ["load", "call"], "the limit keeps the newest");
+      assert.deepEqual(await store.listUsage("gone"), []);
+      assert.equal(await store.pruneUsage(at(1), 1000), 1, "one event of c is older than minute 1");
+      assert.equal(await store.pruneUsage(at(0), 1), 1, "c keeps its newest one");
+      assert.deepEqual((await store.listUsage("c")).map((e) => e.kind), ["call"]);
+      assert.equal((await store.listUsage("d")).length, 1);
+    });
+
     it("MCP manifests are kept per owner and server", async (store) => {
       assert.equal(await store.getManifest("gateway", "fs"), undefined);
       await store.putManifest({ owner: "gateway", server: "fs", configHash: "c1", tools: [{ name: "read_file" }] });

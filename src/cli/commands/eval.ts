@@ -10,7 +10,11 @@ import type { LabelledQuery } from "../../eval/queries.js";
 import { buildReportData, type Explainer } from "../../eval/report-data.js";
 import { renderReportHtml } from "../../eval/report-html.js";
 import { type EngineRun, type EvalReport, evaluateRuns, type Searcher } from "../../eval/runner.js";
-import { PLAIN_ENGINE, setVariant, toolEvaluators } from "../../eval/searchers.js";
+import { LEARNED_SUFFIX, PLAIN_ENGINE, setVariant, toolEvaluators } from "../../eval/searchers.js";
+import { replayHistory } from "../../usage/replay.js";
+
+/** The engines the learned signal is blended into. */
+const LEARNING_ENGINES = ["bm25", "hybrid"];
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags, needsEmbeddings, prepareWithProgress } from "../embedder-flags.js";
 import { openCatalog } from "../index-cache.js";
 import { parseInteger, printJson, printLines, table, UsageError } from "../output.js";
@@ -23,6 +27,7 @@ interface EvalFlags extends EmbedderFlags {
   engine: string;
   maxQueries?: number;
   report?: string;
+  history?: string;
   json?: boolean;
 }
 
@@ -41,6 +46,12 @@ export const toolSearchers: SearcherFactory = async (engines, flags) => {
   const { index, save } = await openCatalog(flags.catalog!, { embedder }, flags.cache);
   if (embedder) await prepareWithProgress(index, "embedding tools");
   save();
+  if (flags.history) {
+    const history = loadQueries(flags.history, (id) => index.get(id) !== undefined);
+    index.setLearned(replayHistory(history, index.analyzer));
+    process.stderr.write(`toolsearch: replayed ${history.length} labelled queries of ${flags.history} as history\n`);
+    engines = engines.flatMap((e) => (LEARNING_ENGINES.includes(e) ? [e, e + LEARNED_SUFFIX] : [e]));
+  }
   const { searchers, explain } = toolEvaluators(index, engines);
   return { known: (id) => index.get(id) !== undefined, searchers, explain };
 };
@@ -54,11 +65,13 @@ export function registerEval(program: Command): void {
     .requiredOption("-q, --queries <file>", "labelled queries (JSONL: {id, query, relevant})")
     .option("-e, --engine <list>", `comma-separated engines (and ${PLAIN_ENGINE}, the plain BM25 reference)`, "bm25")
     .option("-n, --max-queries <n>", "evaluate only the first N queries", parseInteger("--max-queries", 1, 10_000_000))
+    .option("--history <file>", "labelled queries (JSONL) replayed as past searches and calls: tool engines learn from them, and bm25/hybrid are measured with (+learned) and without")
     .option("--report <file.html>", "also write a self-contained HTML report: charts, and the missed queries with explanations")
     .option("--json", "machine-readable output");
   addEmbedderOptions(command)
     .action(async (flags: EvalFlags) => {
       if (!flags.catalog === !flags.docs) throw new UsageError("eval takes exactly one of --catalog and --docs");
+      if (flags.history && !flags.catalog) throw new UsageError("--history needs --catalog (documents do not learn from use)");
       const engines = [...new Set(flags.engine.split(",").map((e) => e.trim()).filter(Boolean))];
       // The documents side is loaded only for --docs (and it imports this module's types, so not at the top).
       const factory = flags.catalog ? toolSearchers : (await import("./docs-eval.js")).docsSearchers;

@@ -10,6 +10,7 @@ import { errorBox } from "./ui.js";
 import { collectionsPage } from "./pages/collections.js";
 import { evalPage } from "./pages/eval.js";
 import { itemPage } from "./pages/item.js";
+import { curationPage } from "./pages/curation.js";
 import { lintPage } from "./pages/lint.js";
 import { searchPage } from "./pages/search.js";
 
@@ -23,7 +24,7 @@ fill(app, h("a", { href: "#main", class: "skip" }, "Skip to content"), h("header
 let collections: CollectionSummary[] | undefined;
 let cleanup: (() => void) | undefined;
 
-/** Routes: `#/`, `#/c/NAME/search?q=…`, `#/c/NAME/item/ID`, `#/c/NAME/lint`, `#/c/NAME/eval`. */
+/** Routes: `#/`, `#/c/NAME/search?q=…`, `#/c/NAME/item/ID`, `#/c/NAME/lint`, `#/c/NAME/eval`, `#/c/NAME/curation`. */
 async function route(): Promise<void> {
   cleanup?.();
   cleanup = undefined;
@@ -50,6 +51,7 @@ async function route(): Promise<void> {
     else if (page === "search") cleanup = searchPage(context);
     else if (page === "item") cleanup = itemPage(context);
     else if (page === "lint") cleanup = lintPage(context);
+    else if (page === "curation" && collection.kind !== "docs") cleanup = curationPage(context);
     else if (page === "eval") cleanup = evalPage(context);
     else showError(new ApiError(404, "not_found", `No page ${JSON.stringify(page)}.`));
   } catch (error) {
@@ -66,6 +68,7 @@ function drawNav(collection: CollectionSummary | undefined, page: string | undef
       h("span", { class: "sep" }, "›"), h("strong", {}, collection.name),
       link(`${c}/search`, "Search", page === "search" || page === undefined),
       collection.kind !== "docs" ? link(`${c}/lint`, "Lint", page === "lint") : null,
+      collection.kind !== "docs" ? link(`${c}/curation`, "Curation", page === "curation") : null,
       link(`${c}/eval`, "Eval", page === "eval"),
     ] : null,
     session.key() ? h("button", { type: "button", class: "signout", onclick: signOut }, "Forget key") : null);

@@ -1,6 +1,6 @@
 /**
  * `POST /v1/collections/{c}/search` (the `--json` shape of `search` or `docs search`) and `GET …/lint` (the shape of
- * `lint --json`). Reads only: they answer from the in-memory indexes and never touch the store.
+ * `lint --json`). They answer from the in-memory indexes; a tool search with a `session` also records a usage event (SPEC §17).
  */
 import type { FastifyInstance } from "fastify";
 import { ToolsearchError } from "../../errors.js";
@@ -15,6 +15,8 @@ interface SearchBody {
   query: string;
   engine?: ToolEngine;
   limit?: number;
+  learned?: boolean;
+  session?: string;
 }
 
 /**
@@ -46,8 +48,12 @@ export async function searchRoutes(app: FastifyInstance, { collections, timeoutM
         return { query, results: engine === "bm25" ? docs.searchSync(query, options) : await withDeadline(docs.search(query, options), timeoutMs) };
       }
       const tools = toolsFor(collection, request.apiKey);
+      const options = { engine, limit, learned: request.body.learned };
       // bm25 and regex answer synchronously: no promise, no microtask hop per request.
-      const results = engine === "bm25" || engine === "regex" ? tools.searchSync(query, { engine, limit }) : await withDeadline(tools.search(query, { engine, limit }), timeoutMs);
+      const results = engine === "bm25" || engine === "regex" ? tools.searchSync(query, options) : await withDeadline(tools.search(query, options), timeoutMs);
+      const { session } = request.body;
+      // Only a search with a session can be followed by calls it explains; recorded without waiting for the store.
+      if (session) void collections.recordUsage(collection.name, [{ collection: collection.name, session, kind: "search", query, tools: results.map((r) => r.name), at: new Date().toISOString() }]);
       return { engine, query, results };
     } finally {
       timer();
