@@ -77,6 +77,8 @@ export const ErrorCodes = {
   dependency_missing: "dependency_missing",
   /** An index snapshot is damaged, of another format or kind, or was built with other analysis settings. */
   snapshot_invalid: "snapshot_invalid",
+  /** A bearer token that is a JWT but fails verification: signature, unknown key, algorithm, issuer, audience, exp, nbf. */
+  invalid_token: "invalid_token",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

@@ -45,6 +45,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   dependency_missing: 500,
   file_unwritable: 500,
   snapshot_invalid: 400,
+  invalid_token: 401,
 };
 
 /** The body of every error answer. */
