@@ -79,6 +79,8 @@ export const ErrorCodes = {
   snapshot_invalid: "snapshot_invalid",
   /** A bearer token that is a JWT but fails verification: signature, unknown key, algorithm, issuer, audience, exp, nbf. */
   invalid_token: "invalid_token",
+  /** The key that seals stored secrets is missing, malformed, readable by others, or not the key they were sealed with. */
+  secret_key_invalid: "secret_key_invalid",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

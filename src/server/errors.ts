@@ -46,6 +46,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   file_unwritable: 500,
   snapshot_invalid: 400,
   invalid_token: 401,
+  secret_key_invalid: 500,
 };
 
 /** The body of every error answer. */

@@ -68,6 +68,9 @@ const MIGRATIONS: string[] = [
    CREATE TABLE manifests (
      owner text NOT NULL, server text NOT NULL, config_hash text NOT NULL, tools text NOT NULL,
      updated_at timestamptz NOT NULL, PRIMARY KEY (owner, server));`,
+  `CREATE TABLE secrets (
+     owner text NOT NULL, name text NOT NULL, sealed text NOT NULL, updated_at timestamptz NOT NULL,
+     PRIMARY KEY (owner, name));`,
 ];
 
 interface CollectionRow {
@@ -475,6 +478,26 @@ export class PostgresStore implements Store {
 
   async deleteManifest(owner: string, server: string): Promise<void> {
     await this.read(`DELETE FROM ${this.s}.manifests WHERE owner = $1 AND server = $2`, [owner, server]);
+  }
+
+  // Secrets
+
+  async getSecret(owner: string, name: string): Promise<string | undefined> {
+    const { rows } = await this.read(`SELECT sealed FROM ${this.s}.secrets WHERE owner = $1 AND name = $2`, [owner, name]);
+    return rows[0]?.sealed;
+  }
+
+  async putSecret(owner: string, name: string, sealed: string): Promise<void> {
+    await this.read(
+      `INSERT INTO ${this.s}.secrets (owner, name, sealed, updated_at) VALUES ($1, $2, $3, now())
+       ON CONFLICT (owner, name) DO UPDATE SET sealed = excluded.sealed, updated_at = excluded.updated_at`,
+      [owner, name, sealed],
+    );
+  }
+
+  async deleteSecrets(owner: string, name?: string): Promise<void> {
+    if (name === undefined) await this.read(`DELETE FROM ${this.s}.secrets WHERE owner = $1`, [owner]);
+    else await this.read(`DELETE FROM ${this.s}.secrets WHERE owner = $1 AND name = $2`, [owner, name]);
   }
 
   // Internals

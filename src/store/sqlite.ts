@@ -51,6 +51,9 @@ const MIGRATIONS: string[] = [
    CREATE TABLE manifests (
      owner TEXT NOT NULL, server TEXT NOT NULL, config_hash TEXT NOT NULL, tools TEXT NOT NULL,
      updated_at TEXT NOT NULL, PRIMARY KEY (owner, server)) WITHOUT ROWID;`,
+  `CREATE TABLE secrets (
+     owner TEXT NOT NULL, name TEXT NOT NULL, sealed TEXT NOT NULL, updated_at TEXT NOT NULL,
+     PRIMARY KEY (owner, name)) WITHOUT ROWID;`,
 ];
 
 /** Options of a `SqliteStore`. */
@@ -375,6 +378,28 @@ export class SqliteStore implements Store {
 
   async deleteManifest(owner: string, server: string): Promise<void> {
     await this.write(() => ({ result: this.sql("DELETE FROM manifests WHERE owner = ? AND server = ?").run(owner, server), changes: [] }));
+  }
+
+  // Secrets
+
+  async getSecret(owner: string, name: string): Promise<string | undefined> {
+    return this.guard(() => this.sql("SELECT sealed FROM secrets WHERE owner = ? AND name = ?").pluck().get(owner, name) as string | undefined);
+  }
+
+  async putSecret(owner: string, name: string, sealed: string): Promise<void> {
+    await this.write(() => {
+      this.sql(`INSERT INTO secrets (owner, name, sealed, updated_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT(owner, name) DO UPDATE SET sealed = excluded.sealed, updated_at = excluded.updated_at`).run(owner, name, sealed, new Date().toISOString());
+      return { result: undefined, changes: [] };
+    });
+  }
+
+  async deleteSecrets(owner: string, name?: string): Promise<void> {
+    await this.write(() => {
+      if (name === undefined) this.sql("DELETE FROM secrets WHERE owner = ?").run(owner);
+      else this.sql("DELETE FROM secrets WHERE owner = ? AND name = ?").run(owner, name);
+      return { result: undefined, changes: [] };
+    });
   }
 
   // Internals

@@ -165,4 +165,11 @@ export interface Store extends VectorStore {
   getManifest(owner: string, server: string): Promise<ManifestRecord | undefined>;
   putManifest(manifest: Omit<ManifestRecord, "updatedAt">): Promise<void>;
   deleteManifest(owner: string, server: string): Promise<void>;
+
+  // Secrets (OAuth tokens, client secrets): the store keeps only what `src/auth/secrets.ts` sealed (AES-256-GCM)
+  /** The sealed value kept under this owner and name. */
+  getSecret(owner: string, name: string): Promise<string | undefined>;
+  putSecret(owner: string, name: string, sealed: string): Promise<void>;
+  /** Deletes one secret, or with `name` absent every secret of the owner. */
+  deleteSecrets(owner: string, name?: string): Promise<void>;
 }
