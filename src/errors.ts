@@ -81,6 +81,8 @@ export const ErrorCodes = {
   invalid_token: "invalid_token",
   /** The key that seals stored secrets is missing, malformed, readable by others, or not the key they were sealed with. */
   secret_key_invalid: "secret_key_invalid",
+  /** A remote upstream server needs an OAuth login (`toolsearch mcp login NAME`) before its tools can be called. */
+  login_required: "login_required",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

@@ -6,7 +6,7 @@
  * and name (additional authenticated data), so a sealed value moved to another row does not open.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ToolsearchError } from "../errors.js";
 import { toolsearchHome } from "../store/open.js";
@@ -21,6 +21,12 @@ export interface SecretKeyOptions {
   env?: NodeJS.ProcessEnv;
   /** The key file (default `$TOOLSEARCH_HOME/secret.key`). */
   keyFile?: string;
+}
+
+/** Whether a key is set up (the variable, or the key file): without one no secret can have been stored yet. */
+export function secretKeyAvailable(options: SecretKeyOptions = {}): boolean {
+  const env = options.env ?? process.env;
+  return Boolean(env.TOOLSEARCH_SECRET_KEY?.trim()) || existsSync(options.keyFile ?? join(toolsearchHome(env), "secret.key"));
 }
 
 /** The 32-byte key, from `TOOLSEARCH_SECRET_KEY` or the key file (made with mode 0600 when missing). */

@@ -47,6 +47,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   snapshot_invalid: 400,
   invalid_token: 401,
   secret_key_invalid: 500,
+  login_required: 503,
 };
 
 /** The body of every error answer. */
