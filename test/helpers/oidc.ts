@@ -23,6 +23,8 @@ export interface TestIssuer {
   signingKey: JWK;
   /** A client-credentials access token for `resource`. */
   token(client: TestClient, resource: string, scope?: string): Promise<string>;
+  /** How many token requests the provider has answered (tells a reused token from a new one). */
+  readonly tokenRequests: number;
   /** Starts signing with a fresh key (the JWKS then holds the new and the old key). */
   rotate(): Promise<void>;
   close(): Promise<void>;
@@ -36,7 +38,11 @@ export async function signingKey(kid: string): Promise<JWK> {
 /** Starts the provider on 127.0.0.1 with these clients (each may use client_credentials). */
 export async function startIssuer(clients: TestClient[]): Promise<TestIssuer> {
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
-  const server: Server = createServer((req, res) => handler(req, res));
+  let tokenRequests = 0;
+  const server: Server = createServer((req, res) => {
+    if (req.method === "POST" && req.url?.startsWith("/token")) tokenRequests++;
+    handler(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let keys = [await signingKey("k1")];
@@ -75,6 +81,9 @@ export async function startIssuer(clients: TestClient[]): Promise<TestIssuer> {
     issuer,
     get signingKey() {
       return keys[0]!;
+    },
+    get tokenRequests() {
+      return tokenRequests;
     },
     async token(client, resource, scope = client.scope) {
       const response = await fetch(`${issuer}/token`, {
