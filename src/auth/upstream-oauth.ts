@@ -42,9 +42,9 @@ export interface UpstreamAuth {
   loginError(): ToolsearchError;
 }
 
-/** The command that logs a server in, as error messages name it. */
-export function loginCommand(server: string, configFile?: string): string {
-  return `toolsearch mcp login ${server}${configFile ? ` --config ${configFile}` : ""}`;
+/** The command that logs a server in, as error messages name it; `where` is e.g. `--config mcp.json` or `--collection crm`. */
+export function loginCommand(server: string, where?: string): string {
+  return `toolsearch mcp login ${server}${where ? ` ${where}` : ""}`;
 }
 
 /**
@@ -55,6 +55,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   private secrets?: Secrets;
   /** The authorization URL `auth()` asked to open (a login shows or follows it; the gateway only notes it). */
   authorizationUrl?: URL;
+  /** Set once `auth()` got past discovery: the server does want OAuth from us (whatever failed after that). */
+  authWanted = false;
   private redirect?: string;
 
   constructor(
@@ -93,6 +95,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    this.authWanted = true;
     if (this.config.clientId) return { client_id: this.config.clientId, ...(this.config.clientSecret !== undefined ? { client_secret: this.config.clientSecret } : {}) };
     return this.get<OAuthClientInformationMixed>("client");
   }
@@ -201,7 +204,7 @@ export function oauthOwner(owner: string, server: string): string {
 }
 
 /** The gateway's view of one server: its provider, and whether only a login can help now. */
-export function upstreamAuth(store: SecretStore, owner: string, server: string, config: UpstreamOAuthConfig | undefined, configFile?: string): UpstreamAuth {
+export function upstreamAuth(store: SecretStore, owner: string, server: string, config: UpstreamOAuthConfig | undefined, where?: string): UpstreamAuth {
   // Never used for an authorization by the gateway itself (only a login completes one); it marks the flow as interactive.
   const provider = new StoredOAuthProvider(store, oauthOwner(owner, server), config, { redirectUrl: "http://127.0.0.1/callback" });
   return {
@@ -209,11 +212,12 @@ export function upstreamAuth(store: SecretStore, owner: string, server: string, 
     async loginRequired() {
       if (provider.machine) return false;
       const tokens = await provider.tokens();
-      return !tokens?.access_token && provider.authorizationUrl !== undefined;
+      // Registration or any later step may fail without a person too (e.g. no dynamic registration): a login is the way.
+      return !tokens?.access_token && (provider.authorizationUrl !== undefined || provider.authWanted);
     },
     loginError() {
-      return new ToolsearchError("login_required", `upstream server "${server}" needs an OAuth login: run ${loginCommand(server, configFile)} (the server stays searchable meanwhile).`, {
-        details: { server, command: loginCommand(server, configFile) },
+      return new ToolsearchError("login_required", `upstream server "${server}" needs an OAuth login: run ${loginCommand(server, where)} (the server stays searchable meanwhile).`, {
+        details: { server, command: loginCommand(server, where) },
       });
     },
   };

@@ -134,7 +134,9 @@ export class UpstreamRegistry {
   private oauthOf(name: string, config: ServerConfig): UpstreamAuth | undefined {
     const store = this.options.secrets ?? (this.options.manifests && "getSecret" in this.options.manifests ? (this.options.manifests as unknown as SecretStore) : undefined);
     if (isStdioConfig(config) || !store) return undefined;
-    return upstreamAuth(store, this.owner, name, config.oauth, this.options.configFile);
+    const collection = /^collection:(.+)$/.exec(this.owner)?.[1];
+    const where = this.options.configFile ? `--config ${this.options.configFile}` : collection ? `--collection ${collection} --store <the service's store>` : undefined;
+    return upstreamAuth(store, this.owner, name, config.oauth, where);
   }
 
   /** Which servers start at launch; the others become searchable from their manifests now. */

@@ -256,7 +256,7 @@ export class Upstream {
       this.armIdleStop();
     } catch (error) {
       if (generation !== this.generation) return;
-      if (this.auth && (await isUnauthorized(error))) this.stopUnauthorized(client);
+      if (this.auth && ((await isUnauthorized(error)) || (await this.auth.loginRequired()))) this.stopUnauthorized(client);
       else this.fail(client, this.withStderr(errorText(error)));
     }
   }

@@ -12,16 +12,18 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { oauthOwner, StoredOAuthProvider, upstreamAuth } from "../../auth/upstream-oauth.js";
 import { ToolsearchError } from "../../errors.js";
-import { type HttpServerConfig, isStdioConfig, loadGatewayConfig, type ServerConfig } from "../../mcp/config.js";
+import { type GatewayConfig, type HttpServerConfig, isStdioConfig, loadGatewayConfig, parseGatewayConfig, type ServerConfig } from "../../mcp/config.js";
 import { GATEWAY_OWNER } from "../../mcp/manifests.js";
 import { Upstream } from "../../mcp/upstream.js";
 import { resolveServerConfig } from "../../mcp/variables.js";
 import { defaultStorePath, openStore, toolsearchHome } from "../../store/open.js";
 import type { Store } from "../../store/types.js";
-import { printJson, printLines } from "../output.js";
+import { printJson, printLines, UsageError } from "../output.js";
 
 interface AuthFlags {
   config?: string;
+  /** A server of the service's `mcp` collection of this name (its configuration is in the store). */
+  collection?: string;
   store?: string;
   browser: boolean;
   args?: string;
@@ -36,41 +38,55 @@ export function registerMcpAuth(mcp: Command): void {
   const common = (command: Command) =>
     command
       .option("--config <file>", "the gateway configuration (default: $TOOLSEARCH_HOME/mcp.json)")
-      .option("--store <path>", "where tokens are kept, sealed (default: $TOOLSEARCH_HOME/store.sqlite)");
+      .option("--store <path|url>", "where tokens are kept, sealed (default: $TOOLSEARCH_HOME/store.sqlite)")
+      .option("--collection <name>", "a server of the service's mcp collection NAME (configuration and tokens in --store)");
   common(mcp.command("login <name>").description("authorize the gateway at a remote server that requires OAuth (tokens are kept in the store, encrypted)"))
     .option("--no-browser", "do not open a browser; follow the authorization redirects directly (for servers that consent without a person)")
-    .action((name: string, flags: AuthFlags) => withServer(name, flags, (server, store) => login(name, server, store, flags)));
+    .action((name: string, flags: AuthFlags) => withServer(name, flags, (server, store, owner) => login(name, server, store, owner, flags)));
   common(mcp.command("logout <name>").description("forget a remote server's OAuth tokens and client registration"))
     .action((name: string, flags: AuthFlags) =>
-      withServer(name, flags, async (_server, store) => {
-        await new StoredOAuthProvider(store, oauthOwner(GATEWAY_OWNER, name)).forget();
+      withServer(name, flags, async (_server, store, owner) => {
+        await new StoredOAuthProvider(store, oauthOwner(owner, name)).forget();
         printLines([`logged out of ${name}: its tokens are forgotten`]);
       }));
   common(mcp.command("call <name> [tool]").description("call one tool of an upstream server (without a tool: list its tools), as the gateway would"))
     .option("--args <json>", "the tool's arguments as a JSON object", "{}")
     .option("--json", "print the MCP result as JSON")
-    .action((name: string, tool: string | undefined, flags: AuthFlags) => withServer(name, flags, (server, store) => call(name, server, store, tool, flags), true));
+    .action((name: string, tool: string | undefined, flags: AuthFlags) => withServer(name, flags, (server, store, owner) => call(name, server, store, owner, tool, flags), true));
 }
 
-async function withServer(name: string, flags: AuthFlags, body: (server: ServerConfig, store: Store) => Promise<void>, anyTransport = false): Promise<void> {
-  const file = flags.config ?? join(toolsearchHome(), "mcp.json");
-  const config = loadGatewayConfig(file);
-  const written = config.mcpServers[name];
-  if (!written) throw new ToolsearchError("config_invalid", `${file} has no server ${JSON.stringify(name)} (it has ${Object.keys(config.mcpServers).join(", ") || "none"})`);
-  if (!anyTransport && isStdioConfig(written)) throw new ToolsearchError("config_invalid", `server ${JSON.stringify(name)} in ${file} is a stdio server; only remote (url) servers use OAuth`);
-  const { config: server } = resolveServerConfig(written, process.env);
+async function withServer(name: string, flags: AuthFlags, body: (server: ServerConfig, store: Store, owner: string) => Promise<void>, anyTransport = false): Promise<void> {
+  if (flags.collection !== undefined && flags.config !== undefined) throw new UsageError("give --config (a gateway's file) or --collection (a service's mcp collection), not both");
   const store = await openStore(flags.store ?? defaultStorePath());
   try {
-    await body(server, store);
+    const { config, where } = await serversOf(flags, store);
+    const written = config.mcpServers[name];
+    if (!written) throw new ToolsearchError("config_invalid", `${where} has no server ${JSON.stringify(name)} (it has ${Object.keys(config.mcpServers).join(", ") || "none"})`);
+    if (!anyTransport && isStdioConfig(written)) throw new ToolsearchError("config_invalid", `server ${JSON.stringify(name)} in ${where} is a stdio server; only remote (url) servers use OAuth`);
+    const { config: server } = resolveServerConfig(written, process.env);
+    // Loaded only here: the service's modules must not slow the gateway's launch, which imports this file.
+    const owner = flags.collection !== undefined ? (await import("../../server/collections.js")).manifestOwner(flags.collection) : GATEWAY_OWNER;
+    await body(server, store, owner);
   } finally {
     await store.close();
   }
 }
 
+/** The servers of the gateway's file, or of a service's `mcp` collection. */
+async function serversOf(flags: AuthFlags, store: Store): Promise<{ config: GatewayConfig; where: string }> {
+  if (flags.collection === undefined) {
+    const file = flags.config ?? join(toolsearchHome(), "mcp.json");
+    return { config: loadGatewayConfig(file), where: file };
+  }
+  const record = await store.getCollection(flags.collection);
+  if (!record || record.kind !== "mcp") throw new ToolsearchError("unknown_collection", `the store ${store.location} has no mcp collection ${JSON.stringify(flags.collection)}`);
+  return { config: parseGatewayConfig(record.config, `collection ${flags.collection}`), where: `collection ${flags.collection}` };
+}
+
 /** Authorization code with PKCE through the SDK's transport: its 401 handling discovers, registers and builds the URL. */
-async function login(name: string, server: ServerConfig, store: Store, flags: AuthFlags): Promise<void> {
+async function login(name: string, server: ServerConfig, store: Store, owner: string, flags: AuthFlags): Promise<void> {
   const config = server as HttpServerConfig;
-  const provider = new StoredOAuthProvider(store, oauthOwner(GATEWAY_OWNER, name), config.oauth);
+  const provider = new StoredOAuthProvider(store, oauthOwner(owner, name), config.oauth);
   const sdk = await import("../../mcp/sdk-client.js");
   const pendingScope = await provider.pendingScope();
   await provider.invalidateCredentials("tokens");
@@ -194,7 +210,7 @@ function openBrowser(url: string): void {
 }
 
 /** One call (or the tool list) through an `Upstream` with the gateway's OAuth: a needed login fails at once. */
-async function call(name: string, server: ServerConfig, store: Store, tool: string | undefined, flags: AuthFlags): Promise<void> {
+async function call(name: string, server: ServerConfig, store: Store, owner: string, tool: string | undefined, flags: AuthFlags): Promise<void> {
   let args: Record<string, unknown>;
   try {
     args = JSON.parse(flags.args ?? "{}") as Record<string, unknown>;
@@ -202,7 +218,7 @@ async function call(name: string, server: ServerConfig, store: Store, tool: stri
     throw new ToolsearchError("invalid_arguments", `--args is not JSON: ${(error as Error).message}`);
   }
   if (typeof args !== "object" || args === null || Array.isArray(args)) throw new ToolsearchError("invalid_arguments", "--args must be a JSON object");
-  const auth = isStdioConfig(server) ? undefined : upstreamAuth(store, GATEWAY_OWNER, name, server.oauth);
+  const auth = isStdioConfig(server) ? undefined : upstreamAuth(store, owner, name, server.oauth);
   const upstream = new Upstream(name, server, () => undefined, { auth, log: () => undefined, restartDelayMs: 600_000 });
   try {
     if (tool === undefined) {
