@@ -110,11 +110,16 @@ async function login(name: string, server: ServerConfig, store: Store, owner: st
     try {
       await client.connect(transport);
       await client.close();
-      printLines([`${name} did not ask for a login: nothing to do`]);
-      return;
+      // Connecting needs no token here, but a call asked for one (its challenge is remembered): authorize for that.
+      const asked = pendingScope !== undefined || (await provider.discoveryState()) !== undefined;
+      if (!asked || (await sdk.auth(provider, { serverUrl: config.url, scope: pendingScope })) === "AUTHORIZED") {
+        printLines([asked ? `logged in to ${name}` : `${name} did not ask for a login: nothing to do`]);
+        return;
+      }
     } catch (error) {
       if (!(error instanceof sdk.UnauthorizedError) || !provider.authorizationUrl) throw error;
     }
+    if (!provider.authorizationUrl) throw new ToolsearchError("unauthorized", `${name}: the authorization server gave no authorization URL`);
     const url = withScope(provider.authorizationUrl, pendingScope);
     callback.expectState(url.searchParams.get("state") ?? undefined);
     process.stderr.write(`Authorize toolsearch at ${name}:\n${url}\n`);
