@@ -79,6 +79,12 @@ export const ErrorCodes = {
   snapshot_invalid: "snapshot_invalid",
   /** Synonyms or pinned-result rules of a collection break a rule (shape, sizes); nothing was changed. */
   curation_invalid: "curation_invalid",
+  /** A bearer token that is a JWT but fails verification: signature, unknown key, algorithm, issuer, audience, exp, nbf. */
+  invalid_token: "invalid_token",
+  /** The key that seals stored secrets is missing, malformed, readable by others, or not the key they were sealed with. */
+  secret_key_invalid: "secret_key_invalid",
+  /** A remote upstream server needs an OAuth login (`toolsearch mcp login NAME`) before its tools can be called. */
+  login_required: "login_required",
 } as const;
 
 export type ErrorCode = keyof typeof ErrorCodes;

@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { readText } from "../catalog/read-records.js";
 import { type Problem, ToolsearchError } from "../errors.js";
 import { type OpenApiSourceConfig, parseOpenApiSources } from "../openapi/config.js";
+import type { UpstreamOAuthConfig } from "../auth/upstream-oauth.js";
 import type { ToolSelection } from "./tool-filter.js";
 import { describeMissing, resolveServerConfig } from "./variables.js";
 
@@ -46,6 +47,8 @@ export interface StdioServerConfig extends ServerControls {
 export interface HttpServerConfig extends ServerControls {
   url: string;
   headers?: Record<string, string>;
+  /** OAuth of the MCP authorization specification (SPEC §15); a server that answers 401 gets it even without this. */
+  oauth?: UpstreamOAuthConfig;
 }
 
 export type ServerConfig = StdioServerConfig | HttpServerConfig;
@@ -92,6 +95,21 @@ const httpSchema = {
   properties: {
     url: { type: "string", minLength: 1 },
     headers: stringMap,
+    oauth: {
+      type: "object",
+      properties: {
+        clientId: { type: "string", minLength: 1 },
+        clientSecret: { type: "string" },
+        scopes: { type: "array", items: { type: "string", minLength: 1 } },
+        redirectPort: { type: "integer", minimum: 1, maximum: 65535 },
+        grant: { enum: ["authorization_code", "client_credentials"] },
+        clientMetadataUrl: { type: "string", pattern: "^https://[^/]+/.+" },
+      },
+      additionalProperties: false,
+      // A machine account authenticates itself: without a client it has nothing to present.
+      if: { properties: { grant: { const: "client_credentials" } }, required: ["grant"] },
+      then: { required: ["clientId", "clientSecret"] },
+    },
     ...controls,
     type: { enum: ["http", "streamable-http", "streamableHttp"] },
     disabled: { type: "boolean" },
@@ -118,7 +136,7 @@ function fieldOf(error: ErrorObject): string {
 
 function messageOf(error: ErrorObject): string {
   if (error.keyword === "required") return "is required";
-  if (error.keyword === "additionalProperties") return "is not a known field (stdio servers take command, args, env, cwd; HTTP servers take url, headers; both take tools and alwaysLoad)";
+  if (error.keyword === "additionalProperties") return "is not a known field (stdio servers take command, args, env, cwd; HTTP servers take url, headers, oauth; both take tools and alwaysLoad)";
   if (error.keyword === "enum") return `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
   if (error.keyword === "minLength") return "must not be empty";
   return error.message ?? "is invalid";

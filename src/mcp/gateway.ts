@@ -32,6 +32,7 @@ import { ResourcesSurface } from "./surfaces/resources.js";
 import type { Surface } from "./surfaces/surface.js";
 import { ToolsSurface } from "./surfaces/tools.js";
 import type { Upstream, UpstreamOptions } from "./upstream.js";
+import type { SecretStore } from "../auth/upstream-oauth.js";
 
 export type { GatewaySession } from "./sessions.js";
 
@@ -54,6 +55,10 @@ export interface GatewayOptions {
   manifests?: ManifestStore;
   /** Whose manifests these are (default `gateway`; the service uses `collection:<name>`). */
   owner?: string;
+  /** Where OAuth tokens of remote servers are kept, sealed (default: `manifests`, when it is a full store). */
+  secrets?: SecretStore;
+  /** The configuration file, as `toolsearch mcp login NAME --config FILE` should name it. */
+  configFile?: string;
   /** Start every server at launch, whatever the manifests say (the behaviour before manifests). */
   eager?: boolean;
   /** Where `${VAR}` in the configuration is looked up (default: the process's environment). */

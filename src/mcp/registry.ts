@@ -16,7 +16,8 @@ import type { LoggingMessageNotification, Tool as McpTool } from "@modelcontextp
 import { ToolsearchError } from "../errors.js";
 import { ToolIndex } from "../indexes/tool-index.js";
 import type { OpenApiSourceConfig } from "../openapi/config.js";
-import { configHash, type ServerConfig } from "./config.js";
+import { type SecretStore, type UpstreamAuth, upstreamAuth } from "../auth/upstream-oauth.js";
+import { configHash, isStdioConfig, type ServerConfig } from "./config.js";
 import type { GatewayOptions } from "./gateway.js";
 import {
   hasSettings, type KnownServer, launchKey, type LaunchSnapshot, launchSnapshotKey, readLaunchSnapshot, saveLaunchSnapshot,
@@ -146,7 +147,7 @@ export class UpstreamRegistry {
   private createUpstream(name: string, written: ServerConfig): Upstream {
     const { config, secrets } = resolveServerConfig(written, this.options.environment ?? process.env);
     const hash = configHash(written);
-    const options = { log: this.log, ...this.options.upstream, redact: redactor(secrets) };
+    const options = { log: this.log, ...this.options.upstream, redact: redactor(secrets), auth: this.oauthOf(name, config) };
     const upstream: Upstream = new Upstream(name, config, (server, tools, source) => {
       this.setServerTools(server, tools);
       if (source === "listed") this.saveManifest(server, hash, tools, upstream.offer);
@@ -160,6 +161,15 @@ export class UpstreamRegistry {
       onLog: (server, params) => this.events.upstreamLog(server, params),
     });
     return upstream;
+  }
+
+  /** OAuth for a remote server, when there is a store to keep its tokens in (SPEC §15). */
+  private oauthOf(name: string, config: ServerConfig): UpstreamAuth | undefined {
+    const store = this.options.secrets ?? (this.options.manifests && "getSecret" in this.options.manifests ? (this.options.manifests as unknown as SecretStore) : undefined);
+    if (isStdioConfig(config) || !store) return undefined;
+    const collection = /^collection:(.+)$/.exec(this.owner)?.[1];
+    const where = this.options.configFile ? `--config ${this.options.configFile}` : collection ? `--collection ${collection} --store <the service's store>` : undefined;
+    return upstreamAuth(store, this.owner, name, config.oauth, where);
   }
 
   /** Which servers start at launch; the others become searchable from their manifests now. */

@@ -12,6 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type {
   CallToolResult, LoggingMessageNotification, Prompt, Resource, ResourceTemplate, Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { UpstreamAuth } from "../auth/upstream-oauth.js";
 import { ToolsearchError } from "../errors.js";
 import { isStdioConfig, type ServerConfig } from "./config.js";
 import {
@@ -37,6 +38,8 @@ export interface UpstreamOptions {
   log?: (line: string) => void;
   /** Masks secret values in every message this upstream writes or returns (default: none). */
   redact?: (text: string) => string;
+  /** OAuth of a remote server (src/auth/upstream-oauth.ts): its tokens, and whether only a login can help. */
+  auth?: UpstreamAuth;
 }
 
 export type UpstreamState = "stopped" | "starting" | "ready" | "restarting" | "closed";
@@ -93,7 +96,8 @@ export type OfferRequest = keyof typeof OFFER_REQUESTS;
 export class Upstream {
   readonly name: string;
   readonly config: ServerConfig;
-  private readonly options: Required<Omit<UpstreamOptions, "log" | "redact">> & { log: (line: string) => void };
+  private readonly options: Required<Omit<UpstreamOptions, "log" | "redact" | "auth">> & { log: (line: string) => void };
+  private readonly auth?: UpstreamAuth;
   private readonly redact: (text: string) => string;
   private readonly onTools: ToolsListener;
   private client?: Client;
@@ -126,7 +130,8 @@ export class Upstream {
     this.onTools = onTools;
     this.redact = options.redact ?? ((text) => text);
     const write = options.log ?? ((line) => process.stderr.write(`${line}\n`));
-    const { redact: _redact, ...rest } = stripUndefined(options);
+    this.auth = options.auth;
+    const { redact: _redact, auth: _auth, ...rest } = stripUndefined(options);
     this.options = { ...DEFAULTS, ...rest, log: (line) => write(this.redact(line)) };
   }
 
@@ -188,7 +193,10 @@ export class Upstream {
     this.callsInFlight++;
     clearTimeout(this.idleTimer);
     try {
+      // At once, without a connection attempt: only a person can help, and the server stays searchable meanwhile.
+      if (await this.auth?.loginRequired()) throw this.auth!.loginError();
       await this.start();
+      if (this.currentState !== "ready" && (await this.auth?.loginRequired())) throw this.auth!.loginError();
       return await this.callStarted(tool, args);
     } finally {
       this.callsInFlight--;
@@ -271,6 +279,11 @@ export class Upstream {
         throw new ToolsearchError("upstream_timeout", `${slow}, and it no longer answers at all: it is being restarted. Try again later.`);
       }
       if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) throw error;
+      if (this.auth && (await isUnauthorized(error))) {
+        // The tokens expired and could not be refreshed: stop (no restart loop) until someone logs in again.
+        this.stopUnauthorized(client);
+        throw this.auth.loginError();
+      }
       // The connection broke during the call (crash, HTTP server gone): restart it.
       this.fail(client, errorText(error));
       throw new ToolsearchError("upstream_unavailable", `${this.describeOutage()}. The call to ${tool} was not completed.`);
@@ -356,8 +369,21 @@ export class Upstream {
       this.onTools(this.name, tools, "listed");
       this.armIdleStop();
     } catch (error) {
-      if (generation === this.generation) this.fail(client, this.withStderr(errorText(error)));
+      if (generation !== this.generation) return;
+      if (this.auth && ((await isUnauthorized(error)) || (await this.auth.loginRequired()))) this.stopUnauthorized(client);
+      else this.fail(client, this.withStderr(errorText(error)));
     }
+  }
+
+  /** A server that wants an OAuth login is stopped, not restarted: retrying cannot help until someone logs in. */
+  private stopUnauthorized(client: Client): void {
+    if (client !== this.client) return;
+    this.generation++;
+    this.client = undefined;
+    void client.close().catch(() => undefined);
+    this.currentState = "stopped";
+    this.lastError = "it needs an OAuth login";
+    this.options.log(`toolsearch mcp: upstream "${this.name}" needs an OAuth login; ${this.auth!.loginError().message}`);
   }
 
   private createTransport({ getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport }: ClientSdk): Transport {
@@ -374,7 +400,7 @@ export class Upstream {
       transport.stderr?.on("data", (chunk: Buffer) => this.keepStderr(chunk));
       return transport;
     }
-    return new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: this.config.headers ?? {} } });
+    return new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: this.config.headers ?? {} }, authProvider: this.auth?.provider });
   }
 
   /** Lists every tool, following `nextCursor` pages. */
@@ -518,6 +544,11 @@ export class Upstream {
   private withStderr(reason: string): string {
     return this.stderrTail.length ? `${reason}; last stderr line: ${this.stderrTail.at(-1)}` : reason;
   }
+}
+
+/** The SDK's `UnauthorizedError`: its auth flow needs a person (the client bundle is loaded by then). */
+async function isUnauthorized(error: unknown): Promise<boolean> {
+  return error instanceof (await clientSdk()).UnauthorizedError;
 }
 
 function errorText(error: unknown): string {

@@ -10,7 +10,7 @@
  * ```
  */
 import { expandVariables, type Environment } from "../text/env-variables.js";
-import type { ServerConfig } from "./config.js";
+import type { HttpServerConfig, ServerConfig } from "./config.js";
 
 /** A reference to a variable that is not set and has no default. */
 export interface MissingVariable {
@@ -49,8 +49,17 @@ export function resolveServerConfig(config: ServerConfig, environment: Environme
 
   const resolved: ServerConfig = "command" in config
     ? { ...config, command: fill("command", config.command, false), args: config.args?.map((arg, i) => fill(`args[${i}]`, arg, false)), env: fillMap("env", config.env) }
-    : { ...config, url: fill("url", config.url, false), headers: fillMap("headers", config.headers) };
+    : { ...config, url: fill("url", config.url, false), headers: fillMap("headers", config.headers), oauth: config.oauth && fillOAuth(config.oauth, fill) };
   return { config: dropUndefined(resolved), secrets, missing };
+}
+
+/** `${VAR}` in an `oauth` block: the client ID and secret (the secret is masked wherever it might be shown). */
+function fillOAuth(oauth: NonNullable<HttpServerConfig["oauth"]>, fill: (field: string, value: string, secret: boolean) => string): HttpServerConfig["oauth"] {
+  return {
+    ...oauth,
+    ...(oauth.clientId !== undefined ? { clientId: fill("oauth.clientId", oauth.clientId, false) } : {}),
+    ...(oauth.clientSecret !== undefined ? { clientSecret: fill("oauth.clientSecret", oauth.clientSecret, true) } : {}),
+  };
 }
 
 /** The sentence for a missing variable: names the server, the field and the variable, never a value. */

@@ -13,6 +13,7 @@
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
+import { type OAuthResourceOptions, TokenVerifier } from "../auth/oauth-resource.js";
 import { ToolsearchError } from "../errors.js";
 import type { AuditLog } from "../trust/audit.js";
 import { auditPlugin } from "./audit.js";
@@ -29,6 +30,7 @@ import { curationRoutes } from "./routes/curation.js";
 import { healthRoutes } from "./routes/health.js";
 import { itemRoutes } from "./routes/items.js";
 import { mcpRoutes } from "./routes/mcp.js";
+import { oauthMetadataRoutes } from "./routes/oauth-metadata.js";
 import { searchRoutes } from "./routes/search.js";
 
 /** Options of the service; every limit has a production default. */
@@ -53,6 +55,8 @@ export interface ServiceOptions {
    * and `GET /v1/audit` reads it. Without one nothing is recorded (library use, tests).
    */
   audit?: AuditLog;
+  /** `--oauth-issuer …`: accept that issuer's JWT access tokens beside API keys (SPEC §15). */
+  oauth?: OAuthResourceOptions;
   /** The page at `/` (default: the web console, plugins/web-console.ts). */
   consolePlugin?: (app: FastifyInstance) => Promise<void>;
 }
@@ -79,7 +83,8 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(authPlugin, { store: collections.store, disabled: options.noAuth });
+  const oauth = options.oauth && { options: options.oauth, verifier: new TokenVerifier(options.oauth) };
+  await app.register(authPlugin, { store: collections.store, disabled: options.noAuth, oauth });
   if (options.rateLimit !== false) {
     const limit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
     await app.register(rateLimit, {
@@ -98,6 +103,7 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
   if (options.audit) await app.register(auditPlugin, { audit: options.audit, store: collections.store });
   app.get("/openapi.json", { schema: { summary: "This document (OpenAPI 3.1)" }, config: { rateLimit: false } }, async () => app.swagger());
   await app.register(healthRoutes, { collections });
+  if (options.oauth) await app.register(oauthMetadataRoutes, { oauth: options.oauth });
   await app.register(collectionRoutes, { collections });
   await app.register(itemRoutes, { collections });
   await app.register(batchRoutes, { collections });

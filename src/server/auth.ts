@@ -4,16 +4,21 @@
  * route declares the scope it needs (`config.scope`), and a key limited to one collection reaches only that one.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { AddressInfo } from "node:net";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { looksLikeJwt, type OAuthResourceOptions, OAUTH_SCOPES, type TokenVerifier } from "../auth/oauth-resource.js";
 import { ToolsearchError } from "../errors.js";
 import { toolFilter } from "../mcp/tool-filter.js";
 import { KeyCache } from "../store/key-cache.js";
 import { newId } from "../store/records.js";
 import { type ApiKeyRecord, type Scope, SCOPES, type Store } from "../store/types.js";
 
-/** The key a request was authenticated with (with `--no-auth`: an anonymous admin). */
-export type RequestKey = ApiKeyRecord;
+/**
+ * The key or access token a request was authenticated with (with `--no-auth`: an anonymous admin). A token's claims
+ * may limit it to several collections and to some tools (SPEC §15, §16).
+ */
+export type RequestKey = ApiKeyRecord & { collections?: string[]; toolsAllow?: string[]; toolsDeny?: string[]; subject?: string };
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -93,14 +98,20 @@ export function requireScope(request: FastifyRequest, needed: Scope, collection?
   if (!scopeAllows(key.scope, needed)) {
     throw new ToolsearchError("forbidden", `This request needs the ${needed} scope; key ${key.id} has ${key.scope}.`, { details: { needed, held: key.scope } });
   }
-  if (collection !== undefined && key.collection !== undefined && key.collection !== collection) {
-    throw new ToolsearchError("forbidden", `Key ${key.id} is limited to collection ${JSON.stringify(key.collection)}.`, { details: { collection: key.collection } });
+  if (collection !== undefined && !reaches(key, collection)) {
+    const allowed = key.collections ?? [key.collection!];
+    throw new ToolsearchError("forbidden", `Key ${key.id} is limited to collection ${allowed.map((c) => JSON.stringify(c)).join(", ") || "(none)"}.`, { details: { collection: allowed.join(",") } });
   }
 }
 
 /** Whether the key may see this collection at all (for listings). */
 export function keySees(key: RequestKey | undefined, collection: string): boolean {
-  return key !== undefined && (key.collection === undefined || key.collection === collection);
+  return key !== undefined && reaches(key, collection);
+}
+
+function reaches(key: RequestKey, collection: string): boolean {
+  if (key.collection !== undefined && key.collection !== collection) return false;
+  return key.collections === undefined || key.collections.includes(collection);
 }
 
 /** Options of the auth plugin. */
@@ -108,6 +119,8 @@ export interface AuthOptions {
   store: Store;
   /** `--no-auth`: every request acts as an anonymous admin (allowed on loopback only; checked by the caller). */
   disabled?: boolean;
+  /** `--oauth-issuer …`: JWT access tokens of that issuer are accepted beside keys. */
+  oauth?: { options: OAuthResourceOptions; verifier: TokenVerifier };
 }
 
 const ANONYMOUS: RequestKey = { id: "anonymous", scope: "admin", createdAt: new Date(0).toISOString() };
@@ -117,7 +130,7 @@ export const authPlugin = fp(async (app: FastifyInstance, options: AuthOptions) 
   app.decorateRequest("apiKey", undefined);
   // Remembers each key's last answer, so that reads keep working while the store is away (src/store/key-cache.ts).
   const keys = new KeyCache(options.store);
-  app.addHook("onRequest", async (request) => {
+  app.addHook("onRequest", async (request, reply) => {
     const needed = request.routeOptions.config?.scope;
     if (needed === undefined) return;
     // Without keys the only guard is the loopback address; a web page could still reach it through DNS rebinding
@@ -125,11 +138,51 @@ export const authPlugin = fp(async (app: FastifyInstance, options: AuthOptions) 
     if (options.disabled && !isLoopbackName(request.hostname)) {
       throw new ToolsearchError("forbidden", `Host ${JSON.stringify(request.hostname)} refused: with --no-auth only loopback names (localhost, 127.0.0.1, [::1]) are served.`);
     }
-    request.apiKey = options.disabled ? ANONYMOUS : await lookup(keys, request.headers.authorization);
     const params = request.params as { c?: string } | undefined;
-    requireScope(request, needed, params?.c);
+    try {
+      request.apiKey = options.disabled ? ANONYMOUS : await authenticate(keys, request, options.oauth);
+      requireScope(request, needed, params?.c);
+    } catch (error) {
+      challenge(reply, error, options.oauth && resourceMetadataUrl(request, options.oauth.options));
+      throw error;
+    }
   });
 }, { name: "toolsearch-auth" });
+
+async function authenticate(keys: Pick<Store, "keyByHash">, request: FastifyRequest, oauth: AuthOptions["oauth"]): Promise<RequestKey> {
+  const token = bearer(request.headers.authorization);
+  if (oauth && token !== undefined && looksLikeJwt(token)) return oauth.verifier.verify(token, resourceUrl(request, oauth.options));
+  return lookup(keys, token);
+}
+
+/**
+ * RFC 6750's challenge on a refusal; with OAuth on it points at the protected resource metadata (RFC 9728) so that
+ * an MCP client finds the issuer from the 401 alone, and a 403 names the scope to step up to.
+ */
+function challenge(reply: FastifyReply, error: unknown, metadataUrl: string | undefined): void {
+  if (!(error instanceof ToolsearchError)) return;
+  const parts = metadataUrl ? [`resource_metadata="${metadataUrl}"`] : [];
+  if (error.code === "invalid_token") parts.push(`error="invalid_token"`);
+  else if (error.code === "forbidden" && metadataUrl && typeof error.details.needed === "string") {
+    const needed = error.details.needed.startsWith("toolsearch:") ? error.details.needed : `toolsearch:${error.details.needed}`;
+    if (OAUTH_SCOPES.includes(needed)) parts.push(`error="insufficient_scope"`, `scope="${needed}"`);
+  } else if (error.code !== "unauthorized") return;
+  reply.header("www-authenticate", parts.length ? `Bearer ${parts.join(", ")}` : "Bearer");
+}
+
+/** The service's resource URL: configured, else the audience when it is a URL, else the address it listens on. */
+export function resourceUrl(request: FastifyRequest, options: OAuthResourceOptions): string {
+  if (options.resource) return options.resource;
+  if (options.audience && /^https?:\/\//.test(options.audience)) return options.audience;
+  const address = request.server.server.address() as AddressInfo | null;
+  const host = address ? (address.family === "IPv6" ? `[${address.address}]` : address.address) : request.host;
+  return `${request.protocol}://${address ? `${host}:${address.port}` : host}/`;
+}
+
+/** Where the protected resource metadata is served, on the resource's own origin. */
+export function resourceMetadataUrl(request: FastifyRequest, options: OAuthResourceOptions): string {
+  return new URL("/.well-known/oauth-protected-resource", resourceUrl(request, options)).toString();
+}
 
 /** Whether a host name (without port) names this machine's loopback interface. */
 export function isLoopbackName(hostname: string): boolean {
@@ -137,10 +190,13 @@ export function isLoopbackName(hostname: string): boolean {
   return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-async function lookup(store: Pick<Store, "keyByHash">, header: string | undefined): Promise<RequestKey> {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  if (!match) throw new ToolsearchError("unauthorized", "Missing API key: send Authorization: Bearer <key> (create one with toolsearch keys create).");
-  const key = await store.keyByHash(hashKey(match[1]));
+function bearer(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
+}
+
+async function lookup(store: Pick<Store, "keyByHash">, token: string | undefined): Promise<RequestKey> {
+  if (token === undefined) throw new ToolsearchError("unauthorized", "Missing API key: send Authorization: Bearer <key> (create one with toolsearch keys create).");
+  const key = await store.keyByHash(hashKey(token));
   if (!key) throw new ToolsearchError("unauthorized", "Unknown or revoked API key.");
   return key;
 }

@@ -46,6 +46,9 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   dependency_missing: 500,
   file_unwritable: 500,
   snapshot_invalid: 400,
+  invalid_token: 401,
+  secret_key_invalid: 500,
+  login_required: 503,
 };
 
 /** The body of every error answer. */

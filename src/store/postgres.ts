@@ -92,6 +92,10 @@ const MIGRATIONS: string[] = [
      id bigserial PRIMARY KEY, collection text NOT NULL, session text NOT NULL, kind text NOT NULL,
      query text, tools text NOT NULL, outcome text, at timestamptz NOT NULL);
    CREATE INDEX usage_events_by_collection ON usage_events (collection, id);`,
+  // Secrets (OAuth tokens, client secrets), sealed with AES-256-GCM (SPEC §15).
+  `CREATE TABLE secrets (
+     owner text NOT NULL, name text NOT NULL, sealed text NOT NULL, updated_at timestamptz NOT NULL,
+     PRIMARY KEY (owner, name));`,
 ];
 
 interface CollectionRow {
@@ -583,6 +587,26 @@ export class PostgresStore implements Store {
   async pruneAudit(before: string): Promise<number> {
     const { rowCount } = await this.read(`DELETE FROM ${this.s}.audit WHERE at < $1`, [before]);
     return rowCount ?? 0;
+  }
+
+  // Secrets
+
+  async getSecret(owner: string, name: string): Promise<string | undefined> {
+    const { rows } = await this.read(`SELECT sealed FROM ${this.s}.secrets WHERE owner = $1 AND name = $2`, [owner, name]);
+    return rows[0]?.sealed;
+  }
+
+  async putSecret(owner: string, name: string, sealed: string): Promise<void> {
+    await this.read(
+      `INSERT INTO ${this.s}.secrets (owner, name, sealed, updated_at) VALUES ($1, $2, $3, now())
+       ON CONFLICT (owner, name) DO UPDATE SET sealed = excluded.sealed, updated_at = excluded.updated_at`,
+      [owner, name, sealed],
+    );
+  }
+
+  async deleteSecrets(owner: string, name?: string): Promise<void> {
+    if (name === undefined) await this.read(`DELETE FROM ${this.s}.secrets WHERE owner = $1`, [owner]);
+    else await this.read(`DELETE FROM ${this.s}.secrets WHERE owner = $1 AND name = $2`, [owner, name]);
   }
 
   // Internals

@@ -76,6 +76,10 @@ const MIGRATIONS: string[] = [
      id INTEGER PRIMARY KEY AUTOINCREMENT, collection TEXT NOT NULL, session TEXT NOT NULL, kind TEXT NOT NULL,
      query TEXT, tools TEXT NOT NULL, outcome TEXT, at TEXT NOT NULL);
    CREATE INDEX usage_events_by_collection ON usage_events (collection, id);`,
+  // Secrets (OAuth tokens, client secrets), sealed with AES-256-GCM (SPEC §15).
+  `CREATE TABLE secrets (
+     owner TEXT NOT NULL, name TEXT NOT NULL, sealed TEXT NOT NULL, updated_at TEXT NOT NULL,
+     PRIMARY KEY (owner, name)) WITHOUT ROWID;`,
 ];
 
 /** Options of a `SqliteStore`. */
@@ -461,6 +465,20 @@ export class SqliteStore implements Store {
     });
   }
 
+  // Secrets
+
+  async getSecret(owner: string, name: string): Promise<string | undefined> {
+    return this.guard(() => this.sql("SELECT sealed FROM secrets WHERE owner = ? AND name = ?").pluck().get(owner, name) as string | undefined);
+  }
+
+  async putSecret(owner: string, name: string, sealed: string): Promise<void> {
+    await this.write(() => {
+      this.sql(`INSERT INTO secrets (owner, name, sealed, updated_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT(owner, name) DO UPDATE SET sealed = excluded.sealed, updated_at = excluded.updated_at`).run(owner, name, sealed, new Date().toISOString());
+      return { result: undefined, changes: [] };
+    });
+  }
+
   async listAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {
     const { where, values } = auditWhere(query, () => "?");
     const rows = this.guard(() => this.sql(`SELECT * FROM audit ${where} ORDER BY id DESC LIMIT ?`).all(...values, query.limit ?? 100) as AuditRow[]);
@@ -469,6 +487,14 @@ export class SqliteStore implements Store {
 
   async pruneAudit(before: string): Promise<number> {
     return this.write(() => ({ result: this.sql("DELETE FROM audit WHERE at < ?").run(before).changes, changes: [] }));
+  }
+
+  async deleteSecrets(owner: string, name?: string): Promise<void> {
+    await this.write(() => {
+      if (name === undefined) this.sql("DELETE FROM secrets WHERE owner = ?").run(owner);
+      else this.sql("DELETE FROM secrets WHERE owner = ? AND name = ?").run(owner, name);
+      return { result: undefined, changes: [] };
+    });
   }
 
   // Internals

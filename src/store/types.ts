@@ -265,4 +265,10 @@ export interface Store extends VectorStore {
   listAudit(query?: AuditQuery): Promise<AuditRecord[]>;
   /** Deletes entries older than `before` (ISO 8601); returns how many. */
   pruneAudit(before: string): Promise<number>;
+  // Secrets (OAuth tokens, client secrets): the store keeps only what `src/auth/secrets.ts` sealed (AES-256-GCM)
+  /** The sealed value kept under this owner and name. */
+  getSecret(owner: string, name: string): Promise<string | undefined>;
+  putSecret(owner: string, name: string, sealed: string): Promise<void>;
+  /** Deletes one secret, or with `name` absent every secret of the owner. */
+  deleteSecrets(owner: string, name?: string): Promise<void>;
 }

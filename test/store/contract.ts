@@ -346,6 +346,21 @@ export function storeContract(label: string, makeStore: () => Promise<StoreFixtu
       assert.equal((await store.getManifest("gateway", "everything"))?.offer, undefined, "a rewrite without an offer drops the old one");
     });
 
+    it("secrets are kept per owner and name, replaced and deleted", async (store) => {
+      assert.equal(await store.getSecret("gateway:remote", "tokens"), undefined);
+      await store.putSecret("gateway:remote", "tokens", "v1:sealed-1");
+      await store.putSecret("gateway:remote", "client", "v1:sealed-2");
+      await store.putSecret("gateway:other", "tokens", "v1:sealed-3");
+      await store.putSecret("gateway:remote", "tokens", "v1:sealed-4");
+      assert.equal(await store.getSecret("gateway:remote", "tokens"), "v1:sealed-4");
+      await store.deleteSecrets("gateway:remote", "client");
+      assert.equal(await store.getSecret("gateway:remote", "client"), undefined);
+      assert.equal(await store.getSecret("gateway:remote", "tokens"), "v1:sealed-4");
+      await store.deleteSecrets("gateway:remote");
+      assert.equal(await store.getSecret("gateway:remote", "tokens"), undefined);
+      assert.equal(await store.getSecret("gateway:other", "tokens"), "v1:sealed-3");
+    });
+
     it("among concurrent writes, one that fails fails alone", async (store) => {
       await store.putCollection("crm", "tools", {}, [{ key: "a", body: tool("a") }]);
       const results = await Promise.allSettled([

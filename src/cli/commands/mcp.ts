@@ -9,6 +9,7 @@ import { loadGatewayConfig } from "../../mcp/config.js";
 import { Gateway } from "../../mcp/gateway.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, serveHttp, serveStdio } from "../../mcp/transports.js";
 import { defaultStorePath, openStore } from "../../store/open.js";
+import { registerMcpAuth } from "./mcp-auth.js";
 import { registerMcpImport } from "./mcp-import.js";
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags } from "../embedder-flags.js";
 import { parseInteger, UsageError } from "../output.js";
@@ -54,6 +55,7 @@ export function registerMcp(program: Command): void {
     // stdout carries the protocol, so --json only changes how a start-up error is reported: one JSON line on stderr.
     .option("--json", "report start-up errors as one line of JSON on stderr");
   registerMcpImport(command);
+  registerMcpAuth(command);
   addEmbedderOptions(command)
     .action(async (flags: McpFlags) => {
       if (!flags.config && !flags.catalog && !flags.docs) throw new UsageError("mcp needs at least one of --config, --catalog or --docs");
@@ -71,6 +73,7 @@ export function registerMcp(program: Command): void {
       const idleStopSeconds = flags.idleStop ?? (flags.eager ? 0 : DEFAULT_IDLE_STOP_SECONDS);
       const gateway = await Gateway.start({
         config, catalog, docs, manifests,
+        configFile: flags.config,
         eager: flags.eager,
         exposeFound: flags.exposeFound,
         waitForUpstreams: false,

@@ -1,10 +1,12 @@
 /**
  * `toolsearch serve [--store PATH|postgres://…] [--host H] [--port N] [--catalog FILE]… [--docs PATH]…
  * [--mcp-config FILE]… [--no-auth] [--session-idle S] [--max-sessions N] [--idle-stop S] [--expose-found]
- * [--pg-pool-size N]`: the service of SPEC §9 (its MCP sessions and upstreams behave as the gateway's, SPEC §11). Prints `listening on URL` on stdout once it accepts
+ * [--pg-pool-size N] [--oauth-issuer URL [--oauth-audience A] [--oauth-collections-claim C] [--oauth-tools-claim C]]`:
+ * the service of SPEC §9 (its MCP sessions and upstreams behave as the gateway's, SPEC §11). Prints `listening on URL` on stdout once it accepts
  * connections; SIGTERM or SIGINT stop it gracefully (requests in flight finish, then the store closes).
  */
 import type { Command } from "commander";
+import type { OAuthResourceOptions } from "../../auth/oauth-resource.js";
 import { ToolsearchError } from "../../errors.js";
 import { Embedder } from "../../embeddings/embedder.js";
 import { EMBEDDER_NAMES, providerFromSpec } from "../../embeddings/from-spec.js";
@@ -42,6 +44,10 @@ interface ServeFlags {
   pgPoolSize?: number;
   auditArguments?: boolean;
   keepAudit: number;
+  oauthIssuer?: string;
+  oauthAudience?: string;
+  oauthCollectionsClaim?: string;
+  oauthToolsClaim?: string;
 }
 
 /** Default `--idle-stop` in seconds, as for `toolsearch mcp` (SPEC §11). */
@@ -75,6 +81,10 @@ export function registerServe(program: Command): void {
     .option("--pg-pool-size <n>", "connections per replica in the PostgreSQL pool (default $TOOLSEARCH_PG_POOL_SIZE, else 10)", parseInteger("--pg-pool-size", 1, MAX_POOL_SIZE))
     .option("--audit-arguments", "keep the arguments of each call_tool in the audit log (default: only their size)")
     .option("--keep-audit <days>", "keep audit log entries this many days (0: forever)", parseInteger("--keep-audit", 0, 36_500), 90)
+    .option("--oauth-issuer <url>", "also accept JWT access tokens of this OAuth/OpenID issuer (scopes toolsearch:read|call|write|admin)")
+    .option("--oauth-audience <aud>", "the aud a token must carry (default: the service's URL, as MCP clients request it)")
+    .option("--oauth-collections-claim <claim>", "a token claim listing the collections it may reach (\"*\": all)")
+    .option("--oauth-tools-claim <claim>", "a token claim listing globs of the tools it may see")
     .action(async (flags: ServeFlags) => serve(flags));
 }
 
@@ -89,6 +99,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (flags.pgPoolSize !== undefined && !isPostgresUrl(storeSpec)) {
     throw new UsageError(`--pg-pool-size applies only to a PostgreSQL store (--store postgres://…); ${storeSpec} is a SQLite file, which has no pool`);
   }
+  const oauth = oauthOptions(flags);
   if (!["trace", "debug", "info", "warn", "error", "fatal", "silent"].includes(flags.log)) throw new UsageError(`--log takes trace, debug, info, warn, error or silent (got ${JSON.stringify(flags.log)})`);
   // The server's modules (fastify and its plugins) load only for this command, so other commands start faster.
   const [{ pino }, { buildService }, { Collections }, { seedCollections }] = await Promise.all([
@@ -121,6 +132,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       loopbackOnly: isLoopbackName(flags.host),
       mcp: { sessionIdleMs: flags.sessionIdle * 1000, maxSessions: flags.maxSessions },
       audit,
+      oauth,
     });
     const stopped = onceStopped();
     const address = await app.listen({ port: flags.port, host: flags.host }).catch((error: NodeJS.ErrnoException) => {
@@ -147,6 +159,25 @@ async function serve(flags: ServeFlags): Promise<void> {
     logDestination.flushSync();
   }
   note("stopped");
+}
+
+/** `--oauth-*` flags as the service's options; the claims and audience need the issuer. */
+function oauthOptions(flags: ServeFlags): OAuthResourceOptions | undefined {
+  if (flags.oauthIssuer === undefined) {
+    const stray = (["oauthAudience", "oauthCollectionsClaim", "oauthToolsClaim"] as const).find((name) => flags[name] !== undefined);
+    if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --oauth-issuer`);
+    return undefined;
+  }
+  let issuer: URL;
+  try {
+    issuer = new URL(flags.oauthIssuer);
+  } catch {
+    throw new UsageError(`--oauth-issuer must be a URL (got ${JSON.stringify(flags.oauthIssuer)})`);
+  }
+  if (issuer.protocol !== "https:" && !(issuer.protocol === "http:" && isLoopbackName(issuer.hostname))) {
+    throw new UsageError(`--oauth-issuer must be an https URL (plain http only on a loopback address); got ${flags.oauthIssuer}`);
+  }
+  return { issuer: flags.oauthIssuer, audience: flags.oauthAudience, collectionsClaim: flags.oauthCollectionsClaim, toolsClaim: flags.oauthToolsClaim };
 }
 
 async function loadWithProgress(collections: Collections): Promise<void> {

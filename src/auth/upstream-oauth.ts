@@ -1,0 +1,224 @@
+/**
+ * The gateway as an OAuth client of remote MCP servers (SPEC §15). The protocol (discovery of RFC 9728 / RFC 8414 /
+ * OpenID metadata, dynamic registration or a client ID metadata document, PKCE S256, the resource indicator, refresh,
+ * scope step-up) is the MCP SDK's `auth()`; this module is the `OAuthClientProvider` it needs, backed by the store's
+ * sealed secrets (secrets.ts), so tokens survive restarts and are shared by every process on one store.
+ *
+ * Two uses: `toolsearch mcp login` (interactive: a loopback redirect URL, the authorization URL handed to the caller)
+ * and the running gateway (never interactive: when only a person can help, the call fails at once naming the login
+ * command). With `"grant": "client_credentials"` no person is ever needed.
+ */
+import { randomBytes } from "node:crypto";
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { ToolsearchError } from "../errors.js";
+import type { Store } from "../store/types.js";
+import { loadSecretKey, SecretBox, secretKeyAvailable, Secrets } from "./secrets.js";
+
+/** The `oauth` block of a remote server in the gateway configuration. */
+export interface UpstreamOAuthConfig {
+  /** A client registered beforehand (otherwise a client ID metadata document or dynamic registration is used). */
+  clientId?: string;
+  clientSecret?: string;
+  /** Scopes to ask for when the server names none. */
+  scopes?: string[];
+  /** Loopback port of the login redirect (default: a free one). */
+  redirectPort?: number;
+  /** `client_credentials`: a machine account, no login (needs clientId and clientSecret). Default: authorization code. */
+  grant?: "authorization_code" | "client_credentials";
+  /** An https URL where this client's metadata document is published (used when the server supports it). */
+  clientMetadataUrl?: string;
+}
+
+/** The store's secret methods (any `Store`). */
+export type SecretStore = Pick<Store, "getSecret" | "putSecret" | "deleteSecrets">;
+
+/** What the running gateway needs to know about a server's OAuth state. */
+export interface UpstreamAuth {
+  provider: OAuthClientProvider;
+  /** Whether a person must log in (no usable tokens, and the last attempt wanted an authorization). */
+  loginRequired(): Promise<boolean>;
+  /** The error a call gets while a login is required. */
+  loginError(): ToolsearchError;
+}
+
+/** The command that logs a server in, as error messages name it; `where` is e.g. `--config mcp.json` or `--collection crm`. */
+export function loginCommand(server: string, where?: string): string {
+  return `toolsearch mcp login ${server}${where ? ` ${where}` : ""}`;
+}
+
+/**
+ * An `OAuthClientProvider` over sealed secrets, one per server. `redirectUrl` is set for a login; the gateway uses
+ * the one the last login registered (refreshes and the client registration stay valid).
+ */
+export class StoredOAuthProvider implements OAuthClientProvider {
+  private secrets?: Secrets;
+  /** The authorization URL `auth()` asked to open (a login shows or follows it; the gateway only notes it). */
+  authorizationUrl?: URL;
+  /** Set once `auth()` got past discovery: the server does want OAuth from us (whatever failed after that). */
+  authWanted = false;
+  private redirect?: string;
+
+  constructor(
+    private readonly store: SecretStore,
+    /** e.g. `gateway:github`: whose secrets these are. */
+    private readonly owner: string,
+    private readonly config: UpstreamOAuthConfig = {},
+    options: { redirectUrl?: string } = {},
+  ) {
+    this.redirect = options.redirectUrl;
+  }
+
+  /** Whether this server uses a machine account (no login). */
+  get machine(): boolean {
+    return this.config.grant === "client_credentials";
+  }
+
+  get redirectUrl(): string | undefined {
+    return this.machine ? undefined : this.redirect;
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.config.clientMetadataUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const secret = this.config.clientSecret !== undefined;
+    return {
+      client_name: "toolsearch",
+      redirect_uris: this.redirect ? [this.redirect] : [],
+      grant_types: this.machine ? ["client_credentials"] : ["authorization_code", "refresh_token"],
+      response_types: this.machine ? [] : ["code"],
+      token_endpoint_auth_method: secret ? "client_secret_basic" : "none",
+      ...(this.config.scopes?.length ? { scope: this.config.scopes.join(" ") } : {}),
+    };
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    this.authWanted = true;
+    if (this.config.clientId) return { client_id: this.config.clientId, ...(this.config.clientSecret !== undefined ? { client_secret: this.config.clientSecret } : {}) };
+    return this.get<OAuthClientInformationMixed>("client");
+  }
+
+  async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    if (!this.config.clientId) await this.put("client", info);
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    return this.get<OAuthTokens>("tokens");
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.put("tokens", tokens);
+    await this.remove("pending");
+  }
+
+  async redirectToAuthorization(url: URL): Promise<void> {
+    this.authorizationUrl = url;
+    // Remembered for the next login: a scope step-up asked for here must be asked for there too.
+    await this.put("pending", { scope: url.searchParams.get("scope") ?? undefined });
+  }
+
+  /** An unguessable `state` for each authorization URL; the login's callback accepts only the one its URL carried. */
+  state(): string {
+    return randomBytes(16).toString("base64url");
+  }
+
+  async saveCodeVerifier(verifier: string): Promise<void> {
+    await this.put("verifier", verifier);
+  }
+
+  async codeVerifier(): Promise<string> {
+    const verifier = await this.get<string>("verifier");
+    if (!verifier) throw new ToolsearchError("invalid_usage", "No login is in progress for this server (no PKCE verifier is stored); run the login again.");
+    return verifier;
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    return this.get<OAuthDiscoveryState>("discovery");
+  }
+
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    await this.put("discovery", state);
+  }
+
+  async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
+    if (scope === "all") return this.forget();
+    await this.remove(scope);
+  }
+
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (!this.machine) return undefined;
+    const params = new URLSearchParams({ grant_type: "client_credentials" });
+    const wanted = scope ?? this.config.scopes?.join(" ");
+    if (wanted) params.set("scope", wanted);
+    return params;
+  }
+
+  /** The scope a server asked for in its last challenge (a step-up), for the next login. */
+  async pendingScope(): Promise<string | undefined> {
+    return (await this.get<{ scope?: string }>("pending"))?.scope;
+  }
+
+  /** The redirect URL of the last login, which the registered client and refreshes go on using. */
+  async rememberedRedirect(): Promise<string | undefined> {
+    return this.get<string>("redirect");
+  }
+
+  /** Starts a login: a fresh redirect URL (a dynamically registered client for another one is dropped). */
+  async beginLogin(redirectUrl: string): Promise<void> {
+    if ((await this.rememberedRedirect()) !== redirectUrl && !this.config.clientId) await this.remove("client");
+    this.redirect = redirectUrl;
+    await this.put("redirect", redirectUrl);
+  }
+
+  /** `mcp logout`: tokens, client registration, discovery and any login in progress are forgotten. */
+  async forget(): Promise<void> {
+    await this.store.deleteSecrets(this.owner);
+  }
+
+  private box(): Secrets {
+    // The key is loaded on first use only: servers that never ask for OAuth never create a key file.
+    this.secrets ??= new Secrets(this.store, new SecretBox(loadSecretKey()));
+    return this.secrets;
+  }
+
+  private async get<T>(name: string): Promise<T | undefined> {
+    // Without a key nothing was ever sealed: a server that does not use OAuth must not create a key file.
+    if (!this.secrets && !secretKeyAvailable()) return undefined;
+    return this.box().get<T>(this.owner, name);
+  }
+
+  private put(name: string, value: unknown): Promise<void> {
+    return this.box().put(this.owner, name, value);
+  }
+
+  private remove(name: string): Promise<void> {
+    return this.store.deleteSecrets(this.owner, name);
+  }
+}
+
+/** The owner of a server's OAuth secrets: per gateway (or `mcp` collection) and server. */
+export function oauthOwner(owner: string, server: string): string {
+  return `oauth:${owner}:${server}`;
+}
+
+/** The gateway's view of one server: its provider, and whether only a login can help now. */
+export function upstreamAuth(store: SecretStore, owner: string, server: string, config: UpstreamOAuthConfig | undefined, where?: string): UpstreamAuth {
+  // Never used for an authorization by the gateway itself (only a login completes one); it marks the flow as interactive.
+  const provider = new StoredOAuthProvider(store, oauthOwner(owner, server), config, { redirectUrl: "http://127.0.0.1/callback" });
+  return {
+    provider,
+    async loginRequired() {
+      if (provider.machine) return false;
+      const tokens = await provider.tokens();
+      // Registration or any later step may fail without a person too (e.g. no dynamic registration): a login is the way.
+      return !tokens?.access_token && (provider.authorizationUrl !== undefined || provider.authWanted);
+    },
+    loginError() {
+      return new ToolsearchError("login_required", `upstream server "${server}" needs an OAuth login: run ${loginCommand(server, where)} (the server stays searchable meanwhile).`, {
+        details: { server, command: loginCommand(server, where) },
+      });
+    },
+  };
+}

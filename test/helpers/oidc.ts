@@ -1,0 +1,104 @@
+/**
+ * A real OpenID provider (`oidc-provider`) on loopback for the OAuth tests: client credentials, resource indicators
+ * (RFC 8707) issuing JWT access tokens whose `aud` is the requested resource. `rotate` swaps in a provider with a new
+ * signing key at the same issuer URL, as an identity provider rotating its keys would.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { exportJWK, generateKeyPair, type JWK } from "jose";
+import Provider from "oidc-provider";
+
+/** A confidential client of the test provider, allowed some `toolsearch:*` scopes. */
+export interface TestClient {
+  id: string;
+  secret: string;
+  scope: string;
+  /** Put in the tokens' `collections` claim. */
+  collections?: string[];
+}
+
+export interface TestIssuer {
+  issuer: string;
+  /** The private signing key now in use (to forge tokens the provider would sign the same way). */
+  signingKey: JWK;
+  /** A client-credentials access token for `resource`. */
+  token(client: TestClient, resource: string, scope?: string): Promise<string>;
+  /** How many token requests the provider has answered (tells a reused token from a new one). */
+  readonly tokenRequests: number;
+  /** Starts signing with a fresh key (the JWKS then holds the new and the old key). */
+  rotate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function signingKey(kid: string): Promise<JWK> {
+  const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+  return { ...(await exportJWK(privateKey)), kid, alg: "ES256", use: "sig" };
+}
+
+/** Starts the provider on 127.0.0.1 with these clients (each may use client_credentials). */
+export async function startIssuer(clients: TestClient[]): Promise<TestIssuer> {
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
+  let tokenRequests = 0;
+  const server: Server = createServer((req, res) => {
+    if (req.method === "POST" && req.url?.startsWith("/token")) tokenRequests++;
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let keys = [await signingKey("k1")];
+  const make = () =>
+    new Provider(issuer, {
+      clients: clients.map((c) => ({ client_id: c.id, client_secret: c.secret, grant_types: ["client_credentials"], redirect_uris: [], response_types: [], scope: c.scope, id_token_signed_response_alg: "ES256" })),
+      jwks: { keys },
+      extraTokenClaims: (_ctx: unknown, token: { clientId?: string }) => {
+        const collections = clients.find((c) => c.id === token.clientId)?.collections;
+        return collections ? { collections } : {};
+      },
+      scopes: ["openid", "toolsearch:read", "toolsearch:call", "toolsearch:write", "toolsearch:admin"],
+      features: {
+        clientCredentials: { enabled: true },
+        devInteractions: { enabled: false },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => undefined,
+          getResourceServerInfo: (_ctx, resource) => ({
+            scope: "toolsearch:read toolsearch:call toolsearch:write toolsearch:admin",
+            audience: resource,
+            accessTokenFormat: "jwt",
+            accessTokenTTL: 300,
+            jwt: { sign: { alg: "ES256" } },
+          }),
+        },
+      },
+    });
+  const use = () => {
+    const provider = make();
+    provider.on("server_error", () => undefined);
+    handler = provider.callback();
+  };
+  use();
+  return {
+    issuer,
+    get signingKey() {
+      return keys[0]!;
+    },
+    get tokenRequests() {
+      return tokenRequests;
+    },
+    async token(client, resource, scope = client.scope) {
+      const response = await fetch(`${issuer}/token`, {
+        method: "POST",
+        headers: { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "client_credentials", scope, resource }),
+      });
+      const body = (await response.json()) as { access_token?: string };
+      if (!body.access_token) throw new Error(`token request failed: ${response.status} ${JSON.stringify(body)}`);
+      return body.access_token;
+    },
+    async rotate() {
+      keys = [await signingKey(`k${keys.length + 1}`), ...keys];
+      use();
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
