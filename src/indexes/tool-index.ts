@@ -153,6 +153,17 @@ export class ToolIndex {
     return new ToolIndex(normalizeTools(tools), options);
   }
 
+  /**
+   * Bytes this index holds in memory, roughly: its BM25 postings (`Bm25fIndex.memoryBytes`) and its tools, each
+   * counted as twice the length of its definition as JSON (objects cost about that much more than their text). Used
+   * to keep a service's loaded collections within a memory budget.
+   */
+  memoryBytes(): number {
+    let bytes = this.bm25.memoryBytes();
+    for (const tool of this.tools.values()) bytes += 2 * JSON.stringify(tool.definition).length + 2 * tool.description.length + 256;
+    return bytes;
+  }
+
   /** Number of tools. */
   get size(): number {
     return this.tools.size;
