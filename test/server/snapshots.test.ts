@@ -1,4 +1,7 @@
-/** Index snapshots in the store: a restart loads from one only when it matches the collection's current version. */
+/**
+ * Index snapshots in the store: a restart loads from one and catches up with the change log from its version; one
+ * that cannot be brought up to date, or cannot be read, falls back to a rebuild.
+ */
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -6,7 +9,7 @@ import { test } from "node:test";
 import { Embedder } from "../../src/embeddings/embedder.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { Collections, type CollectionsOptions } from "../../src/server/collections.js";
-import { readSnapshot, saveSnapshot, snapshotKey } from "../../src/server/snapshots.js";
+import { readSnapshot, saveSnapshot } from "../../src/server/snapshots.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/types.js";
 import { LetterProvider, tempDir, weatherTools } from "./helpers.js";
@@ -68,28 +71,49 @@ test("the index really comes from the snapshot's bytes, not from the items", asy
     // snapshot can know that tool, so finding it proves no rebuild happened.
     const planted = new ToolIndex([]);
     for (const body of [...weatherTools(), tool("planted_probe", "Only in the snapshot.")]) planted.replace(body);
-    await saveSnapshot(store, "weather", (await store.getCollection("weather"))!.version, planted.snapshot());
+    await saveSnapshot(store, "weather", (await store.getCollection("weather"))!.version, () => planted.snapshot());
     const { collections } = await boot(store);
     assert.equal(collections.get("weather").tools!.searchSync("planted probe", { limit: 1 })[0]?.name, "planted_probe");
     await collections.close();
   });
 });
 
-test("a stale snapshot (the collection changed after it was taken) is not used", async () => {
+test("an older snapshot is caught up with the change log; one the log cannot bring up to date is rebuilt", async () => {
   await withStore(async (store) => {
     const first = await boot(store);
     await first.collections.saveSnapshots();
     // Nothing changed since the save, so closing saves nothing; then change the collection while no process runs.
     await first.collections.close();
     await store.putItem("weather", { key: "aurora_alert", body: tool("aurora_alert", "Northern lights alert.") });
+    await store.deleteItem("weather", keyOf(weatherTools()[0]));
     const saved = await readSnapshot(store, "weather");
     assert.ok(saved && saved.version < (await store.getCollection("weather"))!.version);
 
-    const second = await boot(store);
-    assert.equal(second.collections.get("weather").source, "rebuild");
-    assert.equal(second.collections.get("weather").tools!.searchSync("northern lights", { limit: 1 })[0]?.name, "aurora_alert");
-    assert.match(second.logs.join("\n"), /snapshot of weather is of version \d+, the collection is at \d+; rebuilding/);
-    await second.collections.close();
+    const second = await boot(store, { snapshots: { saveDelayMs: 60_000 } });
+    const caughtUp = second.collections.get("weather");
+    assert.equal(caughtUp.source, "snapshot");
+    assert.equal(caughtUp.version, (await store.getCollection("weather"))!.version);
+    assert.equal(caughtUp.tools!.searchSync("northern lights", { limit: 1 })[0]?.name, "aurora_alert");
+    assert.equal(caughtUp.tools!.get(keyOf(weatherTools()[0])), undefined, "a deletion after the snapshot is replayed too");
+    assert.equal(caughtUp.tools!.size, weatherTools().length);
+    assert.deepEqual(second.logs, []);
+    await second.collections.close(); // saves the caught-up version
+
+    // Replaced whole after the snapshot: the log cannot be replayed item by item.
+    await store.putCollection("weather", "tools", {}, [{ key: "tide_times", body: tool("tide_times", "High and low tide times.") }]);
+    const third = await boot(store);
+    assert.equal(third.collections.get("weather").source, "rebuild");
+    assert.deepEqual(third.collections.get("weather").tools!.names(), ["tide_times"]);
+    assert.match(third.logs.join("\n"), /snapshot of weather is of version \d+, the collection is at \d+ and the change log cannot bring it there; rebuilding/);
+    await third.collections.close();
+
+    // The log pruned past the snapshot's version: rebuilt too.
+    await store.putItem("weather", { key: "aurora_alert", body: tool("aurora_alert", "Northern lights alert.") });
+    await store.pruneChanges(await store.latestSeq());
+    const fourth = await boot(store);
+    assert.equal(fourth.collections.get("weather").source, "rebuild");
+    assert.deepEqual(fourth.collections.get("weather").tools!.names().sort(), ["aurora_alert", "tide_times"]);
+    await fourth.collections.close();
   });
 });
 
@@ -102,19 +126,17 @@ test("a damaged snapshot falls back to a rebuild with a log line", async () => {
     const version = (await store.getCollection("weather"))!.version;
     const damaged = Buffer.from(good);
     damaged.fill(0x7a, 8, 64);
-    for (const bytes of [damaged, good.subarray(0, good.length >> 1), Buffer.from("not a snapshot")]) {
-      await saveSnapshot(store, "weather", version, bytes);
+    const rows = [damaged, good.subarray(0, good.length >> 1), Buffer.from("not a snapshot")].map((bytes) => ({ encoding: "raw", bytes }));
+    rows.push({ encoding: "gzip", bytes: good }, { encoding: "zstd-from-the-future", bytes: good });
+    for (const row of rows) {
+      await store.deleteSnapshots("weather");
+      await store.putSnapshot({ collection: "weather", version, ...row });
       const { collections, logs } = await boot(store);
       assert.equal(collections.get("weather").source, "rebuild");
       assert.deepEqual(await results(collections), expected);
       assert.match(logs.join("\n"), /snapshot of weather cannot be used .*rebuilding it/);
       await collections.close(); // saves a good snapshot again; the next round damages it anew
     }
-    // A value of an unknown shape is ignored the same way.
-    await store.setSetting(snapshotKey("weather"), { format: 99, version, data: "" });
-    const { collections } = await boot(store);
-    assert.equal(collections.get("weather").source, "rebuild");
-    await collections.close();
   });
 });
 
