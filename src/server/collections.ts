@@ -412,12 +412,17 @@ export class Collections {
     this.applied = seq;
   }
 
-  /** Re-reads a collection's record after a change; a loaded one is rebuilt, an idle one stays idle. */
+  /**
+   * Re-reads a collection's record after a change; a loaded one is rebuilt (and, with `preload: "all"`, a new one
+   * loaded), an idle one stays idle.
+   */
   private async reload(name: string): Promise<void> {
     const record = await this.store.getCollection(name);
     if (!record) return this.drop(name);
+    const known = this.records.has(name);
     this.records.set(name, record);
-    if (this.loaded.has(name)) await this.swapIn(await this.build(record, false));
+    const eager = !known && (this.options.preload ?? "all") === "all";
+    if (this.loaded.has(name) || eager) await this.swapIn(await this.build(record, false));
   }
 
   private async drop(name: string): Promise<void> {
