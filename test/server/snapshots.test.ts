@@ -12,7 +12,7 @@ import { Collections, type CollectionsOptions } from "../../src/server/collectio
 import { readSnapshot, saveSnapshot } from "../../src/server/snapshots.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/types.js";
-import { LetterProvider, tempDir, weatherTools } from "./helpers.js";
+import { helpCenter, LetterProvider, tempDir, weatherTools } from "./helpers.js";
 
 const QUERIES = ["weather forecast for tomorrow", "stock price", "convert currency", "rain", "exchange rate euro", "forecast|quote"];
 const tool = (name: string, description: string) => ({ name, description, input_schema: { type: "object", properties: {} } });
@@ -183,5 +183,70 @@ test("deleting a collection deletes its snapshot", async () => {
     await collections.sync();
     assert.equal(await readSnapshot(store, "weather"), undefined);
     await collections.close();
+  });
+});
+
+test("a docs collection restarts from its snapshot, answering searches and reads exactly as a rebuild", async () => {
+  await withStore(async (store) => {
+    await store.putCollection("kb", "docs", {}, helpCenter().map((d) => ({ key: String(d.id), body: d })));
+    const embedder = () => new Embedder(new LetterProvider(), { cache: store });
+    const answers = async (collections: Collections) => {
+      const docs = collections.get("kb").docs!;
+      const out = [];
+      for (const query of ["refund a payment", "reset password", "shipping times", "refnud"]) {
+        out.push(await docs.search(query, { limit: 5 }), await docs.search(query, { limit: 5, engine: "hybrid" }));
+      }
+      return [out, docs.read(docs.ids()[0], { maxChars: 200 }), docs.passageCount];
+    };
+    const first = await boot(store, { embedder: embedder() });
+    assert.equal(first.collections.get("kb").source, "rebuild");
+    const rebuilt = await answers(first.collections);
+    assert.equal(await first.collections.saveSnapshots(), 2, "weather and kb");
+    await first.collections.close();
+    const saved = await store.getSnapshot("kb");
+    assert.equal(saved?.encoding, "gzip", "compressed: it pays on document text");
+
+    const second = await boot(store, { embedder: embedder() });
+    assert.equal(second.collections.get("kb").source, "snapshot");
+    assert.deepEqual(await answers(second.collections), rebuilt);
+    assert.deepEqual(second.logs, []);
+    await second.collections.close();
+
+    // Damaged: rebuilt, with a log line.
+    await store.deleteSnapshots("kb");
+    await store.putSnapshot({ collection: "kb", version: saved!.version, encoding: "gzip", bytes: saved!.bytes.subarray(0, saved!.bytes.length >> 1) });
+    const third = await boot(store, { embedder: embedder() });
+    assert.equal(third.collections.get("kb").source, "rebuild");
+    assert.deepEqual(await answers(third.collections), rebuilt);
+    assert.match(third.logs.join("\n"), /snapshot of kb cannot be used/);
+    await third.collections.close();
+  });
+});
+
+test("two replicas saving the same version: exactly one writes it, and the other makes no snapshot at all", async () => {
+  await withStore(async (first, path) => {
+    const second = await openStore(path);
+    try {
+      const replicas = [await boot(first, { snapshots: { saveDelayMs: 60_000 } }), await boot(second, { snapshots: { saveDelayMs: 60_000 } })];
+      const encoded: number[] = [0, 0];
+      replicas.forEach(({ collections }, i) => {
+        const index = collections.get("weather").tools!;
+        const snapshot = index.snapshot.bind(index);
+        index.snapshot = () => (encoded[i]++, snapshot());
+      });
+      // Both replicas rebuilt the collection and would save it: at once, then one after the other for a new version.
+      const writes = await Promise.all(replicas.map(({ collections }) => collections.saveSnapshots()));
+      assert.equal(writes[0] + writes[1], 1, `writes ${writes}`);
+      await first.putItem("weather", { key: "aurora_alert", body: tool("aurora_alert", "Northern lights alert.") });
+      for (const { collections } of replicas) await collections.sync();
+      const before = [...encoded];
+      assert.equal(await replicas[1].collections.saveSnapshots(), 1);
+      assert.equal(await replicas[0].collections.saveSnapshots(), 0);
+      assert.equal(encoded[0], before[0], "the second saver saw the version stored and encoded nothing");
+      assert.equal((await readSnapshot(first, "weather"))?.version, (await first.getCollection("weather"))!.version);
+      for (const { collections } of replicas) await collections.close();
+    } finally {
+      await second.close();
+    }
   });
 });
