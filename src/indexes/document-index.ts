@@ -28,7 +28,7 @@ import {
   type DocumentEngine, type DocumentHit, type DocumentIndexOptions, type DocumentPage, type DocumentSearchOptions,
   type PassageScoring, type ReadOptions,
 } from "./document-index-options.js";
-import { analyzerSettings, checkAnalyzer, decodeSnapshot, encodeSnapshot, invalid } from "./snapshot.js";
+import { analyzerSettings, bm25State, checkAnalyzer, decodeSnapshot, encodeSnapshot, int32Section, invalid, savedVectors } from "./snapshot.js";
 import { checkLimit } from "./tool-index.js";
 import {
   type ExplainedPart, type Explanation, type ExplainOptions, explainedParts, explainedSimilarity, explainedTerms, placeIn,
@@ -136,17 +136,12 @@ export class DocumentIndex {
     checkAnalyzer(header.analyzer, analyzerSettings(this.options.analyzer));
     const passageChars = this.options.passages?.maxChars ?? null;
     if (header.passageChars !== passageChars) throw invalid(`its passages were cut at ${header.passageChars ?? "the default"} characters, these options cut at ${passageChars ?? "the default"}`);
-    const i32 = (name: string) => {
-      if (!(sections[name] instanceof Int32Array)) throw invalid(`its section ${name} is missing`);
-      return sections[name] as Int32Array;
-    };
     const documents = header.documents as Document[];
-    const counts = i32("counts");
-    const ranges = i32("ranges");
+    const counts = int32Section(sections, "counts");
+    const ranges = int32Section(sections, "ranges");
     if (counts.length !== documents.length) throw invalid("its passage counts do not match its documents");
     try {
-      const bm25 = header.bm25 as { ids: (string | null)[]; terms: string[] };
-      this.bm25 = Bm25fIndex.fromState(this.bm25Options(), { ...bm25, lengths: i32("lengths"), offsets: i32("offsets"), slots: i32("slots"), tfs: i32("tfs") });
+      this.bm25 = Bm25fIndex.fromState(this.bm25Options(), bm25State(header, sections));
     } catch (error) {
       throw error instanceof ToolsearchError ? error : invalid((error as Error).message);
     }
@@ -159,8 +154,7 @@ export class DocumentIndex {
       }
       this.documents.set(doc.id, { doc, passages });
     });
-    const vectors = header.vectors as Omit<VectorState, "vectors"> | undefined;
-    this.deferred = { vectors: vectors && sections.vectors instanceof Float32Array ? { ...vectors, vectors: sections.vectors } : undefined };
+    this.deferred = { vectors: savedVectors(header, sections) };
   }
 
   /** Makes what a restored index deferred (see `deferred`); a no-op once done or for a built index. */
