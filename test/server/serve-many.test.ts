@@ -3,21 +3,10 @@
  * values are usage errors naming the rule; a real process preloads what it is told, says so, and loads the rest on use.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { HELP_CENTER, MAIN, startServe, tempDir, waitReady, WEATHER_TOOLS } from "./helpers.js";
-
-function serveCli(args: string[], env: Record<string, string> = {}) {
-  const home = tempDir();
-  try {
-    const result = spawnSync(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0", ...args], { encoding: "utf8", env: { ...process.env, TOOLSEARCH_HOME: home, FORCE_COLOR: "0", ...env } });
-    return { code: result.status, stderr: result.stderr };
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-}
+import { HELP_CENTER, serveCli, startServe, tempDir, waitReady, WEATHER_TOOLS } from "./helpers.js";
 
 test("--memory-budget, TOOLSEARCH_MEMORY_BUDGET and --preload-recent out of range are usage errors that say why", () => {
   for (const bad of ["0", "-5", "lots"]) {
