@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { HELP_CENTER, serveCli, startServe, tempDir, waitReady, WEATHER_TOOLS } from "./helpers.js";
+import { helpCenter, serveCli, startServe, tempDir, waitReady, WEATHER_TOOLS } from "./helpers.js";
 
 test("--memory-budget, TOOLSEARCH_MEMORY_BUDGET and --preload-recent out of range are usage errors that say why", () => {
   for (const bad of ["0", "-5", "lots"]) {
@@ -24,16 +24,20 @@ test("--memory-budget, TOOLSEARCH_MEMORY_BUDGET and --preload-recent out of rang
 
 test("a real serve preloads what it is told, loads the rest on first use, and says which are loaded", async () => {
   const dir = tempDir();
-  const serve = await startServe(["--store", join(dir, "store.sqlite"), "--no-auth", "--log", "warn", "--catalog", WEATHER_TOOLS, "--docs", HELP_CENTER, "--preload", "weather-finance"], { TOOLSEARCH_MEMORY_BUDGET: "64" });
+  // A collection named by --catalog is preloaded; one created later through the API loads on its first search.
+  const serve = await startServe(["--store", join(dir, "store.sqlite"), "--no-auth", "--log", "warn", "--catalog", WEATHER_TOOLS, "--preload", "weather-finance"], { TOOLSEARCH_MEMORY_BUDGET: "64" });
   try {
     await waitReady(serve.url);
     const base = serve.url.replace(/\/$/, "");
+    const documents = helpCenter();
+    const put = await fetch(`${base}/v1/collections/help-center`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ kind: "docs", documents }) });
+    assert.equal(put.status, 201);
     const listed = async () => ((await (await fetch(`${base}/v1/collections`)).json()) as { collections: Array<{ name: string; loaded: boolean }> }).collections;
     assert.deepEqual((await listed()).map((c) => [c.name, c.loaded]), [["help-center", false], ["weather-finance", true]]);
     const search = await fetch(`${base}/v1/collections/help-center/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "refund" }) });
     assert.equal(search.status, 200);
     assert.deepEqual((await listed()).map((c) => [c.name, c.loaded]), [["help-center", true], ["weather-finance", true]]);
-    assert.match(serve.stderr(), /ready: 2 collection\(s\) from sqlite store .*, 1 loaded, memory budget 64 MB/);
+    assert.match(serve.stderr(), /ready: 1 collection\(s\) from sqlite store .*, 1 loaded, memory budget 64 MB/);
   } finally {
     await serve.stop();
     rmSync(dir, { recursive: true, force: true });

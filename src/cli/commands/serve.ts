@@ -109,16 +109,20 @@ async function serve(flags: ServeFlags): Promise<void> {
     apiKey: process.env.TOOLSEARCH_EMBEDDING_KEY ?? process.env.OPENAI_API_KEY,
   });
   const embedder = new Embedder(provider, { cache: store });
+  // Collections named by --catalog, --docs and --mcp-config are preloaded too (added once seeding has named them):
+  // the user asked for them on the command line, and an mcp one lists its servers' tools at start, as before.
+  const preloadNames = [...flags.preload];
   const collections = new Collections(store, {
     embedder,
     exposeFound: flags.exposeFound,
     upstream: { idleStopMs: flags.idleStop * 1000 },
-    preload: { names: flags.preload, recent: flags.preloadRecent },
+    preload: { names: preloadNames, recent: flags.preloadRecent },
     memoryBudgetBytes: budget === undefined ? undefined : budget * MB,
   });
   try {
     const seeded = await seedCollections(store, { catalogs: flags.catalog, docs: flags.docs, mcpConfigs: flags.mcpConfig });
     for (const name of seeded.kept) note(`collection ${name} is already in the store; kept it (the file was not reloaded)`);
+    preloadNames.push(...seeded.added, ...seeded.kept);
     const app = await buildService({
       collections,
       noAuth: !flags.auth,
