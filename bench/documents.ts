@@ -18,14 +18,12 @@ import { runInNewContext } from "node:vm";
 import { setFlagsFromString } from "node:v8";
 import { parseArgs } from "node:util";
 import MiniSearch from "minisearch";
-import { loadDocuments } from "../src/catalog/documents.js";
 import { table } from "../src/cli/output.js";
 import { loadQueries } from "../src/eval/queries.js";
 import { evaluateSearcher } from "../src/eval/runner.js";
 import { DocumentIndex } from "../src/indexes/document-index.js";
 import { ENGLISH_STOPWORDS } from "../src/text/filters/stopwords.js";
-import { DEFAULT_PASSAGE_CHARS, splitPassages } from "../src/text/passages.js";
-import { random } from "./random.js";
+import { buildCorpus, type PassageRecord } from "./corpus.js";
 
 const { values } = parseArgs({
   options: {
@@ -39,49 +37,11 @@ const { values } = parseArgs({
   },
 });
 
-/** One record of the corpus: a passage, and the thread it stands for (undefined for a distractor). */
-interface PassageRecord {
-  id: string;
-  title: string;
-  body: string;
-}
-
 interface BenchSystem {
   name: string;
   build(records: PassageRecord[]): void;
   /** The top 10 passage ids. */
   search(query: string): string[];
-}
-
-function buildCorpus(path: string, total: number, seed: number): { records: PassageRecord[]; owner: Map<string, string> } {
-  const docs = loadDocuments(path);
-  const records: PassageRecord[] = [];
-  const owner = new Map<string, string>();
-  const sentences: string[] = [];
-  const titleWords: string[] = [];
-  for (const doc of docs) {
-    splitPassages(doc.body).forEach((p, n) => {
-      const id = `${doc.id}#${n}`;
-      records.push({ id, title: doc.title, body: doc.body.slice(p.start, p.end) });
-      owner.set(id, doc.id);
-    });
-    for (const s of doc.body.split(/(?<=[.!?])\s+|\n+/)) if (s.length >= 20 && s.length <= 300) sentences.push(s.trim());
-    titleWords.push(...doc.title.split(/\s+/));
-  }
-  const next = random(seed);
-  const pick = <T>(list: T[]) => list[Math.floor(next() * list.length)];
-  for (let i = 0; records.length < total; i++) {
-    const title = Array.from({ length: 3 + Math.floor(next() * 5) }, () => pick(titleWords)).join(" ");
-    const want = 2 + Math.floor(next() * 5);
-    let body = "";
-    for (let k = 0; k < want; k++) {
-      const s = pick(sentences);
-      if (body.length + s.length + 1 > DEFAULT_PASSAGE_CHARS) break;
-      body += (body ? " " : "") + s;
-    }
-    records.push({ id: `synthetic-${i}`, title, body: body || pick(sentences) });
-  }
-  return { records, owner };
 }
 
 function toolsearch(): BenchSystem {

@@ -189,6 +189,18 @@ export class Bm25fIndex {
     return this.slotOf.size;
   }
 
+  /**
+   * Bytes its postings and per-id tables hold, counted from their entries (8 bytes per array element, as V8 stores
+   * them without pointer compression, plus a fixed cost per object and map entry); an estimate, not a heap walk.
+   */
+  memoryBytes(): number {
+    let bytes = this.ids.length * (8 + 8 * this.fields.length + 96);
+    for (const [term, posting] of this.postings) bytes += 160 + term.length + 16 * posting.slots.length;
+    // Made on first need after `fromState` (see `undefer`): one term pointer per posting entry, plus the typo vocabulary.
+    if (!this.deferred) for (const posting of this.postings.values()) bytes += 8 * posting.slots.length + 48;
+    return bytes;
+  }
+
   has(id: string): boolean {
     return this.slotOf.has(id);
   }

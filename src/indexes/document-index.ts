@@ -13,10 +13,10 @@
  */
 import { checkDocument, checkDocuments, type Document, loadDocuments } from "../catalog/documents.js";
 import type { EmbedProgress } from "../embeddings/provider.js";
-import { HYBRID_CANDIDATES, needsAsync, type QueryVectors, querySentences, SemanticStore } from "../embeddings/semantic-store.js";
+import { HYBRID_CANDIDATES, needsAsync, type QueryVectors, querySentences, SemanticStore, type VectorState } from "../embeddings/semantic-store.js";
 import { documentEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
-import { Bm25fIndex } from "../engines/bm25f.js";
+import { Bm25fIndex, type Bm25fOptions } from "../engines/bm25f.js";
 import type { FusedHit, FusionInput } from "../engines/fusion.js";
 import { compareRanked, type Ranked } from "../engines/top-k.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
@@ -28,6 +28,7 @@ import {
   type DocumentEngine, type DocumentHit, type DocumentIndexOptions, type DocumentPage, type DocumentSearchOptions,
   type PassageScoring, type ReadOptions,
 } from "./document-index-options.js";
+import { analyzerSettings, bm25State, checkAnalyzer, decodeSnapshot, encodeSnapshot, int32Section, invalid, savedVectors } from "./snapshot.js";
 import { checkLimit } from "./tool-index.js";
 import {
   type ExplainedPart, type Explanation, type ExplainOptions, explainedParts, explainedSimilarity, explainedTerms, placeIn,
@@ -54,27 +55,36 @@ export class DocumentIndex {
   readonly analyzer: Analyzer;
   private readonly documents = new Map<string, IndexedDocument>();
   private readonly owners = new Map<string, PassageRef>();
-  private readonly bm25: Bm25fIndex;
+  private bm25: Bm25fIndex;
   private readonly options: DocumentIndexOptions;
   private readonly scoring: Required<PassageScoring>;
   /** Passage vectors for the `semantic` and `hybrid` engines, made on first use. */
   private readonly semantic: SemanticStore;
+  /**
+   * Set on an index loaded from a snapshot until a dense engine first needs it: the passages' embedding texts are
+   * made then (and the saved vectors taken), so that a BM25-only service pays nothing for them at load.
+   */
+  private deferred: { vectors?: VectorState } | undefined;
 
   constructor(documents: Document[] = [], options: DocumentIndexOptions = {}) {
     this.options = options;
     this.analyzer = createAnalyzer(options.analyzer);
     this.scoring = { ...DEFAULT_PASSAGE_SCORING, ...options.scoring };
     this.semantic = new SemanticStore(options.embedder, options.fusion);
-    const bm25 = options.bm25 ?? {};
-    this.bm25 = new Bm25fIndex({
+    this.bm25 = new Bm25fIndex(this.bm25Options());
+    for (const doc of documents) this.index(doc);
+  }
+
+  private bm25Options(): Bm25fOptions {
+    const bm25 = this.options.bm25 ?? {};
+    return {
       k1: bm25.k1 ?? DEFAULT_DOCUMENT_BM25.k1,
       fields: [
         { name: "title", ...DEFAULT_DOCUMENT_BM25.title, ...bm25.title },
         { name: "body", ...DEFAULT_DOCUMENT_BM25.body, ...bm25.body },
       ],
       fuzzy: bm25.fuzzy,
-    });
-    for (const doc of documents) this.index(doc);
+    };
   }
 
   /** Loads documents from JSONL (or a JSON/YAML list) or a folder of Markdown files. Refuses a bad set whole. */
@@ -85,6 +95,87 @@ export class DocumentIndex {
   /** Builds an index from `{id, title, body, url?}` objects, checked as a file would be. */
   static async fromDocuments(documents: unknown[], options?: DocumentIndexOptions): Promise<DocumentIndex> {
     return new DocumentIndex(checkDocuments(documents), options);
+  }
+
+  /**
+   * The built index as bytes: documents, their passages, BM25 postings and any vectors made so far.
+   * `DocumentIndex.fromSnapshot` loads it without cutting or analyzing any text (as `ToolIndex.snapshot` does).
+   */
+  snapshot(): Buffer {
+    this.undefer();
+    const state = this.bm25.exportState();
+    const vectors = this.semantic.exportVectors();
+    const docs = [...this.documents.values()];
+    const counts = Int32Array.from(docs, (entry) => entry.passages.length);
+    const ranges = new Int32Array(counts.reduce((sum, n) => sum + n, 0) * 2);
+    let at = 0;
+    for (const entry of docs) for (const p of entry.passages) (ranges[at++] = p.start), (ranges[at++] = p.end);
+    const header = {
+      kind: "docs",
+      analyzer: analyzerSettings(this.options.analyzer),
+      passageChars: this.options.passages?.maxChars ?? null,
+      documents: docs.map((entry) => entry.doc),
+      bm25: { ids: state.ids, terms: state.terms },
+      vectors: vectors && { embedder: vectors.embedder, dimensions: vectors.dimensions, ids: vectors.ids, texts: vectors.texts },
+    };
+    return encodeSnapshot(header, { lengths: state.lengths, offsets: state.offsets, slots: state.slots, tfs: state.tfs, counts, ranges, vectors: vectors?.vectors });
+  }
+
+  /**
+   * Loads a `snapshot()`. `options` are those of the constructor: BM25 weights, scoring, fusion and the embedder may
+   * differ from the saved index's; the analyzer and the passage length may not (`snapshot_invalid`).
+   */
+  static fromSnapshot(snapshot: Uint8Array, options: DocumentIndexOptions = {}): DocumentIndex {
+    const index = new DocumentIndex([], options);
+    index.loadSnapshot(snapshot);
+    return index;
+  }
+
+  private loadSnapshot(snapshot: Uint8Array): void {
+    const { header, sections } = decodeSnapshot(snapshot, "docs");
+    checkAnalyzer(header.analyzer, analyzerSettings(this.options.analyzer));
+    const passageChars = this.options.passages?.maxChars ?? null;
+    if (header.passageChars !== passageChars) throw invalid(`its passages were cut at ${header.passageChars ?? "the default"} characters, these options cut at ${passageChars ?? "the default"}`);
+    const documents = header.documents as Document[];
+    const counts = int32Section(sections, "counts");
+    const ranges = int32Section(sections, "ranges");
+    if (counts.length !== documents.length) throw invalid("its passage counts do not match its documents");
+    try {
+      this.bm25 = Bm25fIndex.fromState(this.bm25Options(), bm25State(header, sections));
+    } catch (error) {
+      throw error instanceof ToolsearchError ? error : invalid((error as Error).message);
+    }
+    let at = 0;
+    documents.forEach((doc, d) => {
+      const passages: Passage[] = [];
+      for (let n = 0; n < counts[d]; n++, at += 2) {
+        passages.push({ start: ranges[at], end: ranges[at + 1] });
+        this.owners.set(passageKey(doc.id, n), { docId: doc.id, n });
+      }
+      this.documents.set(doc.id, { doc, passages });
+    });
+    this.deferred = { vectors: savedVectors(header, sections) };
+  }
+
+  /** Makes what a restored index deferred (see `deferred`); a no-op once done or for a built index. */
+  private undefer(): void {
+    if (!this.deferred) return;
+    const { vectors } = this.deferred;
+    this.deferred = undefined;
+    for (const { doc, passages } of this.documents.values()) {
+      passages.forEach((p, n) => this.semantic.set(passageKey(doc.id, n), documentEmbeddingText(doc.title, doc.body.slice(p.start, p.end))));
+    }
+    if (vectors) this.semantic.importVectors(vectors);
+  }
+
+  /**
+   * Bytes this index holds in memory, roughly: its texts (two bytes per UTF-16 unit) and its BM25 postings and
+   * passage tables (counted per entry). Used to keep a service's loaded collections within a memory budget.
+   */
+  memoryBytes(): number {
+    let bytes = this.bm25.memoryBytes();
+    for (const { doc, passages } of this.documents.values()) bytes += 2 * (doc.id.length + doc.title.length + doc.body.length) + 64 + passages.length * 96;
+    return bytes;
   }
 
   /** Number of documents. */
@@ -154,6 +245,7 @@ export class DocumentIndex {
     const engine = options.engine ?? "bm25";
     if (engine !== "semantic" && engine !== "hybrid") return this.searchSync(query, options);
     const limit = checkLimit(options.limit);
+    this.undefer();
     await this.semantic.prepare();
     const vector = await this.semantic.embedQuery(query);
     const terms = this.analyzer.analyze(query);
@@ -168,6 +260,7 @@ export class DocumentIndex {
 
   /** Embeds every passage that has no vector yet (cached vectors are reused); see `ToolIndex.prepareEmbeddings`. */
   async prepareEmbeddings(onProgress?: EmbedProgress): Promise<void> {
+    this.undefer();
     await this.semantic.prepare(onProgress);
   }
 
@@ -227,6 +320,7 @@ export class DocumentIndex {
     let input: FusionInput | undefined;
     if (engine === "bm25") passages = this.bm25.search(terms, Math.max(1, this.owners.size), fuzzy);
     else {
+      this.undefer();
       await this.semantic.prepare();
       vectors = await this.semantic.embedQuery(query);
       if (engine === "semantic") passages = this.semantic.rankDense(vectors, Math.max(1, this.owners.size));

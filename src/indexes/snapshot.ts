@@ -6,6 +6,8 @@
  * settings its terms depend on, its items, and where each section lies. Sections are read in place when the buffer
  * is aligned (a file read whole is), so a large posting list costs no copy.
  */
+import type { VectorState } from "../embeddings/semantic-store.js";
+import type { Bm25fState } from "../engines/bm25f.js";
 import { ToolsearchError } from "../errors.js";
 import type { AnalyzerOptions } from "../text/analyzer.js";
 
@@ -89,6 +91,25 @@ export function decodeSnapshot(buffer: Uint8Array, kind: string): { header: Snap
       : new View(new Uint8Array(bytes.buffer, at, entry.length * 4).slice().buffer);
   }
   return { header, sections };
+}
+
+/** A section that must hold 32-bit integers; `snapshot_invalid` naming it when it is missing. */
+export function int32Section(sections: Record<string, Section>, name: string): Int32Array {
+  if (!(sections[name] instanceof Int32Array)) throw invalid(`its section ${name} is missing`);
+  return sections[name] as Int32Array;
+}
+
+/** The BM25 state an index snapshot holds (header `bm25` and its four sections). */
+export function bm25State(header: SnapshotHeader, sections: Record<string, Section>): Bm25fState {
+  const bm25 = header.bm25 as { ids: (string | null)[]; terms: string[] };
+  const i32 = (name: string) => int32Section(sections, name);
+  return { ...bm25, lengths: i32("lengths"), offsets: i32("offsets"), slots: i32("slots"), tfs: i32("tfs") };
+}
+
+/** The vectors an index snapshot holds, or undefined. */
+export function savedVectors(header: SnapshotHeader, sections: Record<string, Section>): VectorState | undefined {
+  const vectors = header.vectors as Omit<VectorState, "vectors"> | undefined;
+  return vectors && sections.vectors instanceof Float32Array ? { ...vectors, vectors: sections.vectors } : undefined;
 }
 
 /** Refuses a snapshot made with other analysis settings than the loader's. */

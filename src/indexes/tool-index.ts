@@ -33,7 +33,7 @@ import {
   type Explanation, type ExplainOptions, explainedFields, explainedParts, explainedSimilarity, explainedTerms,
   NOT_A_HYBRID_CANDIDATE, placeIn,
 } from "./explain.js";
-import { analyzerSettings, checkAnalyzer, decodeSnapshot, encodeSnapshot, invalid } from "./snapshot.js";
+import { analyzerSettings, bm25State, checkAnalyzer, decodeSnapshot, encodeSnapshot, invalid, savedVectors } from "./snapshot.js";
 import { REGEX_FIELD_NAMES, regexFields, TOOL_FIELDS, toolTexts } from "./tool-fields.js";
 import {
   DEFAULT_LIMIT, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
@@ -162,13 +162,8 @@ export class ToolIndex {
     const { header, sections } = decodeSnapshot(snapshot, "tools");
     checkAnalyzer(header.analyzer, analyzerSettings(this.options.analyzer));
     if (header.bag !== this.bag) throw invalid(`it was built ${header.bag ? "with" : "without"} bm25.bag, these options ${this.bag ? "have" : "do not have"} it`);
-    const bm25 = header.bm25 as { ids: (string | null)[]; terms: string[] };
-    const i32 = (name: string) => {
-      if (!(sections[name] instanceof Int32Array)) throw invalid(`its section ${name} is missing`);
-      return sections[name] as Int32Array;
-    };
     try {
-      this.bm25 = Bm25fIndex.fromState(this.bm25Options, { ...bm25, lengths: i32("lengths"), offsets: i32("offsets"), slots: i32("slots"), tfs: i32("tfs") });
+      this.bm25 = Bm25fIndex.fromState(this.bm25Options, bm25State(header, sections));
     } catch (error) {
       throw error instanceof ToolsearchError ? error : invalid((error as Error).message);
     }
@@ -177,8 +172,7 @@ export class ToolIndex {
       this.bm25.rescore(candidateScoring(header.fit));
       this.fitted = { ranking: header.fit, size: this.tools.size };
     }
-    const vectors = header.vectors as Omit<VectorState, "vectors"> | undefined;
-    this.deferred = { vectors: vectors && sections.vectors instanceof Float32Array ? { ...vectors, vectors: sections.vectors } : undefined };
+    this.deferred = { vectors: savedVectors(header, sections) };
   }
 
   /** Makes what a restored index deferred (see `deferred`); a no-op once done or for a built index. */
@@ -205,6 +199,17 @@ export class ToolIndex {
   /** Builds an index from tools in any supported shape, validated as a catalog file would be. */
   static async fromTools(tools: unknown[], options?: ToolIndexOptions): Promise<ToolIndex> {
     return new ToolIndex(normalizeTools(tools), options);
+  }
+
+  /**
+   * Bytes this index holds in memory, roughly: its BM25 postings (`Bm25fIndex.memoryBytes`) and its tools, each
+   * counted as twice the length of its definition as JSON (objects cost about that much more than their text). Used
+   * to keep a service's loaded collections within a memory budget.
+   */
+  memoryBytes(): number {
+    let bytes = this.bm25.memoryBytes();
+    for (const tool of this.tools.values()) bytes += 2 * JSON.stringify(tool.definition).length + 2 * tool.description.length + 256;
+    return bytes;
   }
 
   /** Number of tools. */

@@ -101,6 +101,14 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
   }
   await app.register(metricsPlugin, { metrics: createMetrics(collections) });
   if (options.audit) await app.register(auditPlugin, { audit: options.audit, store: collections.store });
+  // The collection a request names stays loaded until its answer is sent (or the client goes): a memory budget
+  // never drops it mid-request (src/server/collection-cache.ts).
+  app.addHook("preHandler", async (request, reply) => {
+    const name = (request.params as { c?: unknown } | undefined)?.c;
+    if (typeof name !== "string") return;
+    collections.pin(name);
+    reply.raw.once("close", () => collections.release(name));
+  });
   app.get("/openapi.json", { schema: { summary: "This document (OpenAPI 3.1)" }, config: { rateLimit: false } }, async () => app.swagger());
   await app.register(healthRoutes, { collections });
   if (options.oauth) await app.register(oauthMetadataRoutes, { oauth: options.oauth });

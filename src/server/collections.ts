@@ -1,7 +1,8 @@
 /**
  * The in-memory side of the service: one index (or MCP gateway) per collection of the store, kept in step with it.
  *
- * The store is the source of truth. `start` builds every collection from it; afterwards every change (ours, or
+ * The store is the source of truth. `start` learns every collection from it and loads the ones to warm up (all of them
+ * by default; with `preload` a list, the others on their first request); afterwards every change (ours, or
  * another replica's) reaches the indexes only through the change log: `sync` reads the changes after the last one
  * applied and re-reads the current state of each touched key, so applying a change twice does no harm and a replica
  * that missed notifications catches up by calling `sync` again. Request handlers write to the store, then `await
@@ -12,10 +13,17 @@
  * await collections.start();
  * const crm = collections.get("crm"); // { kind: "tools", tools: ToolIndex, … }
  *
- * Snapshots: a `tools` collection's index is also saved to the store as a snapshot tagged with the collection's
- * version (src/server/snapshots.ts), a while after it changes and at `close`. `start` loads a collection from its
- * snapshot instead of re-analyzing every tool, but only when the tag equals the collection's current version; a
- * stale, damaged or incompatible snapshot is logged and the collection is rebuilt from its items.
+ * Snapshots: a `tools` or `docs` collection's index is also saved to the store as a snapshot tagged with the
+ * collection's version (src/server/snapshots.ts), a while after it changes and at `close`, by one replica per version.
+ * A load reads the snapshot instead of re-analyzing every item and catches up with the change log from its version (a
+ * changed item is re-read; a collection replaced whole, or a log pruned past the snapshot, rebuilds it); a damaged or
+ * incompatible snapshot is logged and the collection is rebuilt from its items.
+ *
+ * Load on first use and eviction: `resolve` loads a collection not in memory, one load shared by concurrent callers,
+ * outside the change queue so that other collections keep answering (only the final swap-in is queued, and catches up
+ * with changes applied meanwhile). With `memoryBudgetBytes`, a load that would take the loaded indexes past the budget
+ * first drops the least recently used idle ones (src/server/collection-cache.ts); a dropped collection is only
+ * forgotten by this replica and comes back from its snapshot on its next request.
  *
  * MCP: each collection's gateway (behind `/mcp/{c}`) outlives a replace of the collection: the open sessions are
  * handed over to the new gateway and see the new tools; deleting the collection ends them. An `mcp` collection keeps
@@ -31,6 +39,7 @@ import { parseGatewayConfig } from "../mcp/config.js";
 import { Gateway, type GatewayOptions } from "../mcp/gateway.js";
 import { deleteLaunchSnapshots } from "../mcp/launch-snapshot.js";
 import { unknownCollection } from "../store/records.js";
+import { CollectionCache, MB } from "./collection-cache.js";
 import { deleteSnapshot, readSnapshot, saveSnapshot } from "./snapshots.js";
 import type { Change, CollectionKind, CollectionRecord, ItemRecord, Store, Unsubscribe, UsageEvent } from "../store/types.js";
 import { CURATION_KINDS, type Learning, type Rules, type Synonyms } from "../usage/curation.js";
@@ -49,11 +58,26 @@ export interface CollectionsOptions {
   /** Changes read per page while catching up (default 1000). */
   pageSize?: number;
   /**
-   * Index snapshots of `tools` collections in the store: `false` neither reads nor writes them; `saveDelayMs` is how
-   * long after the last change a snapshot is saved (default 5000), so a burst of writes costs one snapshot.
+   * Index snapshots of `tools` and `docs` collections in the store: `false` neither reads nor writes them;
+   * `saveDelayMs` is how long after the last change a snapshot is saved (default 5000), so a burst of writes costs one.
    */
   snapshots?: false | { saveDelayMs?: number };
+  /**
+   * Which collections `start` loads: `"all"` (the default), or a warm-up list (`serve --preload NAME…`,
+   * `--preload-recent N`: the N most recently changed); the others load on their first request.
+   */
+  preload?: "all" | { names?: string[]; recent?: number };
+  /**
+   * Bytes the loaded indexes may hold (`serve --memory-budget MB`), as they count them (`ToolIndex.memoryBytes`);
+   * past it the least recently used idle collections are dropped. Default: no bound.
+   */
+  memoryBudgetBytes?: number;
 }
+
+/** What happened to a collection in memory, for metrics. */
+export type CollectionEvent =
+  | { type: "load"; name: string; seconds: number; source: "snapshot" | "rebuild" }
+  | { type: "evict"; name: string };
 
 /** One collection as served: its record and the index that answers for it. */
 export interface LoadedCollection {
@@ -75,6 +99,12 @@ export interface LoadedCollection {
   learner?: UsageLearner;
   /** The collection's learned signal is switched off (`PUT …/learning {"enabled": false}`). */
   learningOff?: boolean;
+  /** False for a collection of the store that this replica has not loaded (or has dropped): it has no index. */
+  loaded: boolean;
+  /** Items as the store counts them (what an idle collection reports). */
+  storedSize: number;
+  /** Bytes its index holds (`memoryBytes`), undefined until counted again after a change. */
+  bytes?: number;
 }
 
 /** Touched keys re-read from the store at once when applying changes. */
@@ -82,6 +112,12 @@ const READ_AHEAD = 16;
 
 export class Collections {
   private readonly loaded = new Map<string, LoadedCollection>();
+  /** Every collection of the store, loaded or not, as last read. */
+  private readonly records = new Map<string, CollectionRecord>();
+  /** Loads in flight, so that concurrent first requests share one. */
+  private readonly loads = new Map<string, Promise<LoadedCollection | undefined>>();
+  private readonly cache: CollectionCache;
+  private readonly listeners = new Set<(event: CollectionEvent) => void>();
   private readonly options: CollectionsOptions;
   private readonly log: (line: string) => void;
   private applied = 0;
@@ -100,24 +136,65 @@ export class Collections {
   ) {
     this.options = options;
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.cache = new CollectionCache(options.memoryBudgetBytes);
   }
 
-  /** Loads every collection, then follows the change log. */
+  /** Learns every collection, loads the ones to warm up (`preload`), then follows the change log. */
   async start(onProgress?: (done: number, total: number, name: string) => void): Promise<void> {
     // Read the position first: a change committed while loading is then replayed too (harmless: it re-reads state).
     this.applied = await this.store.latestSeq();
     const records = await this.store.listCollections();
+    for (const record of records) this.records.set(record.name, record);
+    const warm = this.warmUpList(records);
     let done = 0;
-    for (const record of records) {
-      await this.load(record, true);
-      onProgress?.(++done, records.length, record.name);
+    for (const record of warm) {
+      await this.loadShared(record.name);
+      onProgress?.(++done, warm.length, record.name);
     }
     this.unsubscribe = this.store.onChange(() => void this.sync());
     await this.sync();
     this.started = true;
   }
 
-  /** Whether every collection has been loaded (`/readyz`). */
+  /** The collections `start` loads: every one, or those named and the most recently changed (see `preload`). */
+  private warmUpList(records: CollectionRecord[]): CollectionRecord[] {
+    const preload = this.options.preload ?? "all";
+    if (preload === "all") return records;
+    const names = new Set(preload.names ?? []);
+    for (const name of names) if (!this.records.has(name)) this.log(`toolsearch serve: --preload ${name}: there is no such collection in the store`);
+    const recent = [...records].sort((a, b) => b.version - a.version).slice(0, preload.recent ?? 0);
+    for (const record of recent) names.add(record.name);
+    return records.filter((record) => names.has(record.name));
+  }
+
+  /** Reports loads and evictions (metrics); returns the way to stop. */
+  observe(listener: (event: CollectionEvent) => void): Unsubscribe {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A request starts using a collection: it is not dropped for the budget until `release`. */
+  pin(name: string): void {
+    this.cache.pin(name);
+  }
+
+  release(name: string): void {
+    this.cache.unpin(name);
+  }
+
+  /** Bytes the loaded indexes hold, as they count them. */
+  get loadedBytes(): number {
+    let total = 0;
+    for (const collection of this.loaded.values()) total += this.bytesOf(collection);
+    return total;
+  }
+
+  /** Number of collections with an index in memory. */
+  get loadedCount(): number {
+    return this.loaded.size;
+  }
+
+  /** Whether the warm-up list has been loaded (`/readyz`). */
   get ready(): boolean {
     return this.started;
   }
@@ -127,10 +204,13 @@ export class Collections {
     return this.applied;
   }
 
-  /** A loaded collection, or `unknown_collection` (`not_ready` while collections are still loading). */
+  /**
+   * A loaded collection, or `unknown_collection` (`not_ready` while collections are still loading, or for one of the
+   * store this replica has not loaded yet: `resolve` loads it).
+   */
   get(name: string): LoadedCollection {
     const found = this.loaded.get(name);
-    if (!found && !this.started) throw new ToolsearchError("not_ready", "The service is still loading its collections; retry shortly.");
+    if (!found && (!this.started || this.records.has(name))) throw new ToolsearchError("not_ready", "The service is still loading its collections; retry shortly.");
     if (!found) throw unknownCollection(name);
     return found;
   }
@@ -145,17 +225,27 @@ export class Collections {
    * may have created it a moment ago.
    */
   async resolve(name: string): Promise<LoadedCollection> {
-    if (!this.loaded.has(name) && this.started) await this.sync();
-    return this.get(name);
+    if (!this.started) return this.get(name);
+    if (!this.loaded.has(name) && !this.records.has(name)) await this.sync();
+    if (!this.loaded.has(name) && this.records.has(name)) await this.loadShared(name);
+    const found = this.get(name);
+    this.cache.touch(name);
+    return found;
   }
 
-  /** Every loaded collection, by name. */
+  /**
+   * Every collection of the store, by name: the loaded ones, and the others as their records (`loaded` false, no
+   * index), so that listings and metrics see the whole store whatever this replica holds.
+   */
   list(): LoadedCollection[] {
-    return [...this.loaded.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const all = [...this.records.values()].map((record) => this.loaded.get(record.name) ?? idleEntry(record));
+    for (const collection of this.loaded.values()) if (!this.records.has(collection.name)) all.push(collection);
+    return all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** Number of items a collection serves (for `mcp`: the upstream tools seen so far). */
+  /** Number of items a collection serves (for `mcp`: the upstream tools seen so far; for an idle one: the store's count). */
   sizeOf(collection: LoadedCollection): number {
+    if (!collection.loaded) return collection.storedSize;
     return collection.tools?.size ?? collection.docs?.size ?? 0;
   }
 
@@ -233,7 +323,8 @@ export class Collections {
 
   /**
    * Applies a page of changes by re-reading current state: a collection touched as a whole is reloaded once, and
-   * the other touched keys are re-read once each, whatever the number of changes to them.
+   * the other touched keys are re-read once each, whatever the number of changes to them. A collection this replica
+   * has not loaded only has its record re-read: its next load starts from the store.
    */
   private async applyPage(changes: Change[]): Promise<void> {
     const whole = new Set<string>();
@@ -247,11 +338,9 @@ export class Collections {
     for (const name of whole) await this.reload(name);
     for (const [name, touched] of keys) {
       if (whole.has(name)) continue;
-      if (!this.loaded.has(name)) {
-        await this.reload(name);
-        continue;
-      }
-      await this.applyKeys(this.loaded.get(name)!, touched);
+      const collection = this.loaded.get(name);
+      if (collection) await this.applyKeys(collection, touched);
+      else await this.reload(name);
     }
     for (const name of curated) {
       const collection = this.loaded.get(name);
@@ -316,17 +405,20 @@ export class Collections {
         else collection.docs?.remove(key);
       });
     }
+    collection.bytes = undefined;
     const record = await this.store.getCollection(collection.name);
     if (record) {
+      this.records.set(record.name, record);
       collection.version = record.version;
       collection.updatedAt = record.updatedAt;
+      collection.storedSize = record.size;
     }
     this.markUnsaved(collection);
   }
 
-  /** Schedules a snapshot of a changed `tools` collection, debounced so that a burst of writes saves once. */
+  /** Schedules a snapshot of a changed `tools` or `docs` collection, debounced so that a burst of writes saves once. */
   private markUnsaved(collection: LoadedCollection): void {
-    if (collection.kind !== "tools" || this.options.snapshots === false) return;
+    if (collection.kind === "mcp" || this.options.snapshots === false) return;
     this.unsaved.add(collection.name);
     clearTimeout(this.saveTimer);
     this.saveTimer = setTimeout(() => void this.saveSnapshots(), this.options.snapshots?.saveDelayMs ?? 5000);
@@ -338,42 +430,56 @@ export class Collections {
    * Saves one collection's snapshot, tagged with its version as read from the store *after* the index was filled: a
    * version above `applied` means changes the index may not hold yet, so nothing is saved until they are applied.
    * Below that bound every change up to the version is applied, and none after it can be in the index (versions only
-   * grow), so the index is exactly the collection at that version.
+   * grow), so the index is exactly the collection at that version. True when this replica wrote it (another replica
+   * may have saved the same version first: then nothing is encoded).
    */
   private async saveSnapshot(name: string): Promise<boolean> {
     const collection = this.loaded.get(name);
-    if (!collection?.tools) {
+    const index = collection?.kind === "mcp" ? undefined : collection?.tools ?? collection?.docs;
+    if (!index) {
       this.unsaved.delete(name);
       return false;
     }
     const record = await this.store.getCollection(name);
     if (!record || record.version > this.applied) return false;
     this.unsaved.delete(name);
-    await saveSnapshot(this.store, name, record.version, collection.tools.snapshot());
-    return true;
+    return saveSnapshot(this.store, name, record.version, () => index.snapshot());
   }
 
-  /** Rebuilds every collection from the store (after a disconnect longer than the log's retention). */
+  /** Re-reads every collection from the store (after a disconnect longer than the log's retention). */
   private async reloadAll(): Promise<void> {
     this.log(`toolsearch serve: the change log was pruned past seq ${this.applied}; reloading every collection from the store`);
     // The position first, as in `start`: whatever commits while reloading is replayed afterwards.
     const seq = await this.store.latestSeq();
     const records = await this.store.listCollections();
-    for (const record of records) await this.load(record, true);
     const names = new Set(records.map((record) => record.name));
-    for (const name of [...this.loaded.keys()]) if (!names.has(name)) await this.drop(name);
+    for (const name of [...this.records.keys()]) if (!names.has(name)) await this.drop(name);
+    for (const record of records) {
+      this.records.set(record.name, record);
+      if (this.loaded.has(record.name)) await this.swapIn(await this.build(record));
+    }
     this.applied = seq;
   }
 
+  /**
+   * Re-reads a collection's record after a change; a loaded one is rebuilt (and, with `preload: "all"`, a new one
+   * loaded), an idle one stays idle.
+   */
   private async reload(name: string): Promise<void> {
     const record = await this.store.getCollection(name);
     if (!record) return this.drop(name);
-    await this.load(record);
+    const known = this.records.has(name);
+    this.records.set(name, record);
+    const eager = !known && (this.options.preload ?? "all") === "all";
+    if (this.loaded.has(name) || eager) await this.swapIn(await this.build(record, false));
   }
 
   private async drop(name: string): Promise<void> {
     const gone = this.loaded.get(name);
+    const kind = gone?.kind ?? this.records.get(name)?.kind;
     this.loaded.delete(name);
+    this.records.delete(name);
+    this.cache.forget(name);
     this.unsaved.delete(name);
     // Its open MCP sessions end here; their next request is told the collection is gone (routes/mcp.ts).
     await (await this.existingGateway(gone))?.close();
@@ -382,17 +488,46 @@ export class Collections {
       await deleteLaunchSnapshots(this.store, manifestOwner(name)).catch((error: unknown) => this.log(`toolsearch serve: could not delete the launch snapshots of ${name}: ${error instanceof Error ? error.message : String(error)}`));
     }
     // Its snapshot can never match again (a re-created collection gets a new version): free the space.
-    if (gone?.kind === "tools" && this.options.snapshots !== false) {
+    if (kind !== undefined && kind !== "mcp" && this.options.snapshots !== false) {
       await deleteSnapshot(this.store, name).catch((error: unknown) => this.log(`toolsearch serve: could not delete the snapshot of ${name}: ${error instanceof Error ? error.message : String(error)}`));
     }
   }
 
   /**
-   * Builds a collection's index from its stored items (or, with `fromSnapshot`, from a snapshot of exactly this
-   * version) and swaps it in whole (searches never see a half index).
+   * Loads a collection of the store that is not in memory; concurrent callers share one load. Undefined when it was
+   * deleted meanwhile.
    */
-  private async load(record: CollectionRecord, fromSnapshot = false): Promise<void> {
-    const next: LoadedCollection = { name: record.name, kind: record.kind, version: record.version, updatedAt: record.updatedAt, config: record.config, source: "rebuild" };
+  private loadShared(name: string): Promise<LoadedCollection | undefined> {
+    let loading = this.loads.get(name);
+    if (!loading) {
+      loading = this.loadCold(name).finally(() => this.loads.delete(name));
+      this.loads.set(name, loading);
+    }
+    return loading;
+  }
+
+  private async loadCold(name: string): Promise<LoadedCollection | undefined> {
+    const started = performance.now();
+    const record = await this.store.getCollection(name);
+    if (!record) {
+      this.records.delete(name);
+      return undefined;
+    }
+    const next = await this.build(record);
+    const installed = await this.install(next);
+    if (installed) this.emit({ type: "load", name, seconds: (performance.now() - started) / 1000, source: next.source });
+    return installed;
+  }
+
+  /**
+   * Builds a collection's index from its stored snapshot (`fromSnapshot`, caught up with the change log) or from its
+   * items, without swapping it in (`install` does).
+   */
+  private async build(record: CollectionRecord, fromSnapshot = true): Promise<LoadedCollection> {
+    const next: LoadedCollection = {
+      name: record.name, kind: record.kind, version: record.version, updatedAt: record.updatedAt, config: record.config,
+      source: "rebuild", loaded: true, storedSize: record.size,
+    };
     const embedder = this.options.embedder;
     if (record.kind === "mcp") {
       next.gateway = await Gateway.start({
@@ -406,24 +541,126 @@ export class Collections {
         log: this.log,
       });
       next.tools = next.gateway.index;
-    } else {
-      const restored = record.kind === "tools" && fromSnapshot ? await this.restore(record) : undefined;
-      if (restored) {
-        next.tools = restored;
-        next.source = "snapshot";
-      } else {
-        const items = await this.store.listItems(record.name);
-        if (record.kind === "tools") next.tools = new ToolIndex([], { embedder });
-        else next.docs = new DocumentIndex([], { embedder });
-        for (const item of items) this.indexItem(next, item);
-      }
+      return next;
     }
+    if (fromSnapshot && (await this.restore(record, next))) {
+      next.source = "snapshot";
+      return next;
+    }
+    const items = await this.store.listItems(record.name);
+    if (record.kind === "tools") next.tools = new ToolIndex([], { embedder });
+    else next.docs = new DocumentIndex([], { embedder });
+    for (const item of items) this.indexItem(next, item);
+    return next;
+  }
+
+  /**
+   * Swaps a built collection in whole (searches never see a half index), queued with the change log: changes the
+   * log applied while it was being built (to the record only) are applied to it first, and it is dropped when the
+   * collection was deleted meanwhile. Under a memory budget, idle collections are dropped first to make room.
+   */
+  private install(next: LoadedCollection): Promise<LoadedCollection | undefined> {
+    const done = this.queue.then(() => this.swapIn(next));
+    this.queue = done.then(() => undefined, (error: unknown) => {
+      this.log(`toolsearch serve: could not load ${next.name}: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    return done;
+  }
+
+  /** `install` without the queue, for callers already in it. */
+  private async swapIn(next: LoadedCollection): Promise<LoadedCollection | undefined> {
+    const record = this.records.get(next.name);
+    if (!record) {
+      await next.gateway?.close();
+      return undefined;
+    }
+    if (record.version > next.version) await this.catchUpOne(next);
+    await this.makeRoom(next);
     await this.loadLearner(next);
     await this.applyCuration(next);
-    const previous = this.loaded.get(record.name);
-    this.loaded.set(record.name, next);
+    const previous = this.loaded.get(next.name);
+    this.loaded.set(next.name, next);
+    this.cache.touch(next.name);
     if (next.source === "rebuild") this.markUnsaved(next);
     await this.replaceGateway(previous, next);
+    return this.loaded.get(next.name);
+  }
+
+  /**
+   * Brings a built collection up to date with the change log from its version: changed items are re-read; a
+   * collection replaced whole is rebuilt from its items.
+   */
+  private async catchUpOne(collection: LoadedCollection): Promise<void> {
+    const changes = await this.changesOf(collection.name, collection.version, this.records.get(collection.name)?.version ?? 0);
+    if (changes === "rebuild") {
+      const record = await this.store.getCollection(collection.name);
+      if (!record) return;
+      await collection.gateway?.close(); // an mcp collection's first gateway: the rebuilt one replaces it
+      Object.assign(collection, await this.build(record, false));
+      return;
+    }
+    const keys = new Set(changes.map((change) => change.key!));
+    if (keys.size > 0) await this.applyKeys(collection, keys);
+  }
+
+  /**
+   * The item changes of one collection after `version` (it is at `target` or later), or "rebuild" when replaying
+   * them would not do: the collection was replaced whole, or the log was pruned past `version`.
+   */
+  private async changesOf(name: string, version: number, target: number): Promise<Change[] | "rebuild"> {
+    const first = await this.store.changesSince(version, 1);
+    if (first.length > 0 ? first[0].seq > version + 1 : target > version) return "rebuild";
+    const out: Change[] = [];
+    const page = this.options.pageSize ?? 1000;
+    for (let after = version; ;) {
+      const changes = await this.store.changesSince(after, page, name);
+      if (changes.some((change) => change.scope === "collection" || change.key === undefined)) return "rebuild";
+      out.push(...changes);
+      if (changes.length < page) return out;
+      after = changes[changes.length - 1].seq;
+    }
+  }
+
+  /** Drops least recently used idle collections until `next` fits the memory budget (or nothing idle is left). */
+  private async makeRoom(next: LoadedCollection): Promise<void> {
+    if (this.cache.budget === undefined) return;
+    const needed = this.bytesOf(next);
+    const victims = this.cache.victims(needed, (name) => (name === next.name ? 0 : this.bytesOf(this.loaded.get(name))), (name) => name === next.name || this.busy(name));
+    for (const name of victims) await this.evict(name);
+    const held = this.loadedBytes - (this.loaded.has(next.name) ? this.bytesOf(this.loaded.get(next.name)) : 0);
+    if (held + needed > this.cache.budget) {
+      this.log(`toolsearch serve: loading ${next.name} (${(needed / MB).toFixed(1)} MB) takes the loaded indexes to ${((held + needed) / MB).toFixed(1)} MB, over the memory budget of ${(this.cache.budget / MB).toFixed(1)} MB: nothing idle is left to drop`);
+    }
+  }
+
+  /** Whether a collection must stay loaded: an MCP session uses it or its gateway is starting. */
+  private busy(name: string): boolean {
+    const collection = this.loaded.get(name);
+    if (!collection) return false;
+    if (collection.gateway && collection.gateway.sessionCount > 0) return true;
+    return !collection.gateway && this.gatewayStarts.has(collection);
+  }
+
+  /** Forgets a loaded collection's index (its snapshot is saved first when it has unsaved changes). */
+  private async evict(name: string): Promise<void> {
+    if (this.unsaved.has(name)) await this.saveSnapshot(name);
+    const collection = this.loaded.get(name);
+    this.loaded.delete(name);
+    this.cache.forget(name);
+    this.unsaved.delete(name);
+    // An mcp collection's upstreams stop with its gateway; they start again on the next call after it is reloaded.
+    await collection?.gateway?.close();
+    this.emit({ type: "evict", name });
+  }
+
+  private bytesOf(collection: LoadedCollection | undefined): number {
+    if (!collection) return 0;
+    collection.bytes ??= collection.docs?.memoryBytes() ?? collection.tools?.memoryBytes() ?? 0;
+    return collection.bytes;
+  }
+
+  private emit(event: CollectionEvent): void {
+    for (const listener of this.listeners) listener(event);
   }
 
   /**
@@ -452,22 +689,30 @@ export class Collections {
   }
 
   /**
-   * The collection's index from its stored snapshot, when one was taken at exactly `record.version`; otherwise
-   * undefined (the caller rebuilds). A damaged or incompatible snapshot is logged, never fatal: the store has the items.
+   * Fills `next` from the collection's stored snapshot, caught up with the change log from the snapshot's version;
+   * false when there is none or it cannot be used (the caller rebuilds from the items). A damaged, incompatible or
+   * unreplayable snapshot is logged, never fatal: the store has the items.
    */
-  private async restore(record: CollectionRecord): Promise<ToolIndex | undefined> {
-    if (this.options.snapshots === false) return undefined;
+  private async restore(record: CollectionRecord, next: LoadedCollection): Promise<boolean> {
+    if (this.options.snapshots === false) return false;
     try {
       const saved = await readSnapshot(this.store, record.name);
-      if (!saved) return undefined;
-      if (saved.version !== record.version) {
-        this.log(`toolsearch serve: the snapshot of ${record.name} is of version ${saved.version}, the collection is at ${record.version}; rebuilding it`);
-        return undefined;
+      if (!saved) return false;
+      const changes = saved.version > record.version ? "rebuild" : await this.changesOf(record.name, saved.version, record.version);
+      if (changes === "rebuild") {
+        this.log(`toolsearch serve: the snapshot of ${record.name} is of version ${saved.version}, the collection is at ${record.version} and the change log cannot bring it there; rebuilding it`);
+        return false;
       }
-      return ToolIndex.fromSnapshot(saved.bytes, { embedder: this.options.embedder });
+      const options = { embedder: this.options.embedder };
+      if (record.kind === "tools") next.tools = ToolIndex.fromSnapshot(saved.bytes, options);
+      else next.docs = DocumentIndex.fromSnapshot(saved.bytes, options);
+      next.version = saved.version;
+      if (changes.length > 0) await this.applyKeys(next, new Set(changes.map((change) => change.key!)));
+      return true;
     } catch (error) {
+      next.tools = next.docs = undefined;
       this.log(`toolsearch serve: the snapshot of ${record.name} cannot be used (${error instanceof Error ? error.message : String(error)}); rebuilding it`);
-      return undefined;
+      return false;
     }
   }
 
@@ -485,6 +730,14 @@ export class Collections {
 /** Owner of an `mcp` collection's manifests in the store. */
 export function manifestOwner(collection: string): string {
   return `collection:${collection}`;
+}
+
+/** A collection of the store that this replica holds no index for. */
+function idleEntry(record: CollectionRecord): LoadedCollection {
+  return {
+    name: record.name, kind: record.kind, version: record.version, updatedAt: record.updatedAt, config: record.config,
+    source: "rebuild", loaded: false, storedSize: record.size,
+  };
 }
 
 function serverNames(config: Record<string, unknown>): string[] {

@@ -1,6 +1,7 @@
 /**
  * Prometheus metrics at `/metrics`: requests by route, method and status; search latency by engine and collection
- * kind; items per collection; open MCP sessions, and upstream servers by state. Each app has its own registry, so several apps (tests, benchmarks) never collide.
+ * kind; items per collection; open MCP sessions, and upstream servers by state; loaded collections, the bytes their
+ * indexes hold, loads and evictions, and how long a cold load took. Each app has its own registry, so several apps (tests, benchmarks) never collide.
  */
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
@@ -74,6 +75,45 @@ export function createMetrics(collections: Collections): ServiceMetrics {
         for (const upstream of c.gateway?.upstreams.values() ?? []) this.inc({ collection: c.name, state: upstream.state });
       }
     },
+  });
+  new Gauge({
+    name: "toolsearch_collections_loaded",
+    help: "Collections whose index this replica holds in memory (the others load on their first request)",
+    registers: [registry],
+    collect() {
+      this.set(collections.loadedCount);
+    },
+  });
+  new Gauge({
+    name: "toolsearch_index_bytes",
+    help: "Bytes the loaded indexes hold, as they count them (what --memory-budget bounds)",
+    registers: [registry],
+    collect() {
+      this.set(collections.loadedBytes);
+    },
+  });
+  const loads = new Counter({
+    name: "toolsearch_collection_loads_total",
+    help: "Collections loaded into memory, by source (a stored snapshot, or a rebuild from the items)",
+    labelNames: ["source"] as const,
+    registers: [registry],
+  });
+  const evictions = new Counter({
+    name: "toolsearch_collection_evictions_total",
+    help: "Loaded collections dropped to stay within the memory budget",
+    registers: [registry],
+  });
+  const loadSeconds = new Histogram({
+    name: "toolsearch_collection_load_duration_seconds",
+    help: "Time to load a collection that was not in memory (store read, snapshot or rebuild, catch-up)",
+    labelNames: ["source"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
+  collections.observe((event) => {
+    if (event.type === "evict") return evictions.inc();
+    loads.inc({ source: event.source });
+    loadSeconds.observe({ source: event.source }, event.seconds);
   });
   return { registry, requests, searchSeconds };
 }

@@ -1,7 +1,8 @@
 /**
  * Readiness of one replica, for a load balancer's health check (`/readyz`).
  *
- * A replica is ready once it has loaded every collection and applied every change the store has committed. When it
+ * A replica is ready once it has loaded its preload list (every collection by default; `serve` loads the others on
+ * first use) and applied every change the store has committed. When it
  * is behind (it just reconnected, or another replica wrote a moment ago) it tries to catch up for a short while
  * before answering, so a busy fleet does not flap. When the store cannot be reached, a replica that was caught up
  * stays ready: it answers searches from memory, which is the point of keeping indexes there, and pulling every
@@ -17,7 +18,7 @@ import type { Store } from "../store/types.js";
 
 /** What `readiness` needs of the in-memory side (src/server/collections.ts). */
 export interface Follower {
-  /** Every collection has been loaded. */
+  /** The collections to load at start have been loaded. */
   readonly ready: boolean;
   /** The last change applied. */
   readonly appliedSeq: number;

@@ -28,6 +28,7 @@ export const collectionSummary = {
     kind: { type: "string", enum: ["tools", "docs", "mcp"] },
     size: { type: "integer" },
     updated_at: { type: "string", format: "date-time" },
+    loaded: { type: "boolean", description: "whether this replica holds the collection's index in memory (an idle one loads on its next request)" },
   },
 } as const;
 

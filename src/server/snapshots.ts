@@ -1,52 +1,65 @@
 /**
- * Index snapshots of `tools` collections, kept in the store so that every replica can restart from them.
+ * Index snapshots of `tools` and `docs` collections, kept in the store so that every replica can (re)load a
+ * collection without analyzing its items again.
  *
  * A snapshot is only a cache of the store: it is tagged with the collection's `version` (the seq of its last change)
- * and used only while that tag still equals the collection's current version; anything else rebuilds from the items.
- * It lives in the store's settings (a base64 string under `index-snapshot:<collection>`) rather than in a table of its
- * own: settings already exist in both stores and are shared by replicas, so no schema migration is needed, and a
- * snapshot is written rarely (debounced, off the request path) and read once per restart.
+ * and a loader uses it only when the change log since that version can be replayed onto it; anything else rebuilds
+ * from the items. Snapshots live in a table of their own as bytes (`Store.putSnapshot`), gzip-compressed when that
+ * saves at least a fifth: index snapshots hold mostly small integers and repeated JSON keys, and compress about 5×
+ * (docs/service.md, "Snapshots"). Compression and decompression run on libuv's thread pool, so a large snapshot never
+ * stalls the requests of other collections.
+ *
+ * One replica writes each version: `saveSnapshot` first asks whether the store already has this version (or a newer
+ * one) and makes nothing then; two replicas that both ask before either writes race in `putSnapshot`, where the
+ * store's key lets exactly one insert.
  *
  * @example
- * await saveSnapshot(store, "crm", record.version, index.snapshot());
+ * await saveSnapshot(store, "crm", record.version, () => index.snapshot()); // true when this call wrote it
  * const saved = await readSnapshot(store, "crm"); // { version, bytes } or undefined
  */
+import { promisify } from "node:util";
+import { gunzip, gzip } from "node:zlib";
 import type { Store } from "../store/types.js";
 
-/** Snapshot encodings this module reads; a stored value of another shape is ignored (rebuilt). */
-const FORMAT = 1;
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
 
-/** The settings key of a collection's snapshot. */
-export function snapshotKey(collection: string): string {
-  return `index-snapshot:${collection}`;
-}
+/** Compressed bytes are stored only when they are at most this share of the raw ones. */
+const WORTH_IT = 0.8;
 
-/** A stored snapshot and the collection version it was taken at. */
+/** A stored snapshot (decompressed) and the collection version it was taken at. */
 export interface SavedSnapshot {
   version: number;
   bytes: Buffer;
+  /** Its size as stored (compressed or not). */
+  storedBytes: number;
 }
 
-interface StoredValue {
-  format: number;
-  version: number;
-  data: string;
-}
-
-/** The collection's stored snapshot, or undefined when there is none (or it has an unknown shape). */
+/** The collection's newest stored snapshot, decompressed, or undefined when there is none. */
 export async function readSnapshot(store: Store, collection: string): Promise<SavedSnapshot | undefined> {
-  const value = (await store.getSetting(snapshotKey(collection))) as Partial<StoredValue> | undefined;
-  if (!value || value.format !== FORMAT || typeof value.version !== "number" || typeof value.data !== "string") return undefined;
-  return { version: value.version, bytes: Buffer.from(value.data, "base64") };
+  const record = await store.getSnapshot(collection);
+  if (!record) return undefined;
+  if (record.encoding !== "gzip" && record.encoding !== "raw") throw new Error(`it is stored as ${JSON.stringify(record.encoding)}, which this version cannot read`);
+  const bytes = record.encoding === "gzip" ? await gunzipAsync(record.bytes) : record.bytes;
+  return { version: record.version, bytes, storedBytes: record.bytes.length };
 }
 
-/** Stores a snapshot taken when the collection was at `version`, replacing the previous one. */
-export async function saveSnapshot(store: Store, collection: string, version: number, bytes: Buffer): Promise<void> {
-  const value: StoredValue = { format: FORMAT, version, data: bytes.toString("base64") };
-  await store.setSetting(snapshotKey(collection), value);
+/**
+ * Stores a snapshot taken when the collection was at `version`, unless the store already has that version or a newer
+ * one (then `make` is never called). True when this call wrote it.
+ */
+export async function saveSnapshot(store: Store, collection: string, version: number, make: () => Buffer): Promise<boolean> {
+  const stored = await store.snapshotVersion(collection);
+  if (stored !== undefined && stored >= version) return false;
+  const raw = make();
+  const packed = await gzipAsync(raw);
+  const worth = packed.length <= raw.length * WORTH_IT;
+  return store.putSnapshot({ collection, version, encoding: worth ? "gzip" : "raw", bytes: worth ? packed : raw });
 }
 
-/** Removes a collection's snapshot (after the collection is deleted). */
+/** Removes a collection's snapshots (after the collection is deleted). */
 export async function deleteSnapshot(store: Store, collection: string): Promise<void> {
-  await store.setSetting(snapshotKey(collection), undefined);
+  await store.deleteSnapshots(collection);
+  // Snapshots of earlier releases lived in the settings; drop one left behind.
+  await store.setSetting(`index-snapshot:${collection}`, undefined);
 }

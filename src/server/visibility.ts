@@ -67,10 +67,13 @@ export function etagFor(key: RequestKey | undefined, kind: string, etag: string)
 
 /** A collection's summary as this key sees it: the size and last change of its visible tools only. */
 export async function visibleSummary(collections: Collections, c: LoadedCollection, key: RequestKey | undefined) {
-  const full = { name: c.name, kind: c.kind, size: collections.sizeOf(c), updated_at: c.updatedAt };
+  const full = { name: c.name, kind: c.kind, size: collections.sizeOf(c), updated_at: c.updatedAt, loaded: c.loaded };
   const visible = visibilityOf(key);
-  if (!visible || !c.tools) return full;
-  const size = c.tools.visibleCount(visible);
+  if (!visible || c.kind === "docs") return full;
+  // An idle collection (not loaded on this replica) is loaded first: its stored size counts tools this caller may not see.
+  const tools = c.tools ?? (await collections.resolve(c.name)).tools;
+  if (!tools) return full;
+  const size = tools.visibleCount(visible);
   if (c.kind !== "tools") return { ...full, size };
   const items = (await collections.store.listItems(c.name)).filter((item) => visible.accept(item.key));
   const latest = items.reduce((max, item) => (item.updatedAt > max ? item.updatedAt : max), "");

@@ -32,6 +32,7 @@ import type {
   ItemRecord,
   ManifestRecord,
   CurationKind,
+  SnapshotRecord,
   Store,
   UsageEvent,
   Unsubscribe,
@@ -96,6 +97,10 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE secrets (
      owner text NOT NULL, name text NOT NULL, sealed text NOT NULL, updated_at timestamptz NOT NULL,
      PRIMARY KEY (owner, name));`,
+  // Index snapshots, binary, one row per collection version (SPEC §9).
+  `CREATE TABLE snapshots (
+     collection text NOT NULL, version bigint NOT NULL, encoding text NOT NULL, bytes bytea NOT NULL,
+     created_at timestamptz NOT NULL, PRIMARY KEY (collection, version));`,
 ];
 
 interface CollectionRow {
@@ -377,10 +382,12 @@ export class PostgresStore implements Store {
 
   // Change feed
 
-  async changesSince(after: number, limit = 1000): Promise<Change[]> {
+  async changesSince(after: number, limit = 1000, collection?: string): Promise<Change[]> {
     const { rows } = await this.read<{ seq: string; collection: string; scope: Change["scope"]; key: string | null }>(
-      `SELECT seq, collection, scope, key FROM ${this.s}.changes WHERE seq > $1 ORDER BY seq LIMIT $2`,
-      [after, limit],
+      collection === undefined
+        ? `SELECT seq, collection, scope, key FROM ${this.s}.changes WHERE seq > $1 ORDER BY seq LIMIT $2`
+        : `SELECT seq, collection, scope, key FROM ${this.s}.changes WHERE seq > $1 AND collection = $3 ORDER BY seq LIMIT $2`,
+      collection === undefined ? [after, limit] : [after, limit, collection],
     );
     return rows.map((row) => {
       const change: Change = { seq: Number(row.seq), collection: row.collection, scope: row.scope };
@@ -544,6 +551,41 @@ export class PostgresStore implements Store {
       [keep],
     );
     return (old.rowCount ?? 0) + (excess.rowCount ?? 0);
+  }
+
+  // Index snapshots
+
+  async getSnapshot(collection: string): Promise<SnapshotRecord | undefined> {
+    const { rows } = await this.read<{ version: string; encoding: string; bytes: Buffer }>(
+      `SELECT version, encoding, bytes FROM ${this.s}.snapshots WHERE collection = $1 ORDER BY version DESC LIMIT 1`,
+      [collection],
+    );
+    return rows[0] && { collection, version: Number(rows[0].version), encoding: rows[0].encoding, bytes: rows[0].bytes };
+  }
+
+  async snapshotVersion(collection: string): Promise<number | undefined> {
+    const { rows } = await this.read<{ version: string | null }>(`SELECT max(version) AS version FROM ${this.s}.snapshots WHERE collection = $1`, [collection]);
+    return rows[0]?.version == null ? undefined : Number(rows[0].version);
+  }
+
+  async putSnapshot(snapshot: SnapshotRecord): Promise<boolean> {
+    // One statement: the primary key settles two replicas saving the same version (one inserts, one does nothing).
+    const { rows } = await this.read<{ n: number }>(
+      `WITH ins AS (
+         INSERT INTO ${this.s}.snapshots (collection, version, encoding, bytes, created_at)
+         SELECT $1, $2, $3, $4, now()
+         WHERE NOT EXISTS (SELECT 1 FROM ${this.s}.snapshots WHERE collection = $1 AND version >= $2)
+         ON CONFLICT (collection, version) DO NOTHING RETURNING 1),
+       del AS (DELETE FROM ${this.s}.snapshots WHERE collection = $1 AND version < $2 AND EXISTS (SELECT 1 FROM ins))
+       SELECT count(*)::int AS n FROM ins`,
+      [snapshot.collection, snapshot.version, snapshot.encoding, snapshot.bytes],
+    );
+    return rows[0].n > 0;
+  }
+
+  async deleteSnapshots(collection: string): Promise<number> {
+    const result = await this.read(`DELETE FROM ${this.s}.snapshots WHERE collection = $1`, [collection]);
+    return result.rowCount ?? 0;
   }
 
   // MCP manifests

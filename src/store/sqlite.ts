@@ -26,6 +26,7 @@ import type {
   ItemInput,
   ItemRecord,
   ManifestRecord,
+  SnapshotRecord,
   Scope,
   Store,
   Unsubscribe,
@@ -80,6 +81,10 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE secrets (
      owner TEXT NOT NULL, name TEXT NOT NULL, sealed TEXT NOT NULL, updated_at TEXT NOT NULL,
      PRIMARY KEY (owner, name)) WITHOUT ROWID;`,
+  // Index snapshots, binary, one row per collection version (SPEC §9).
+  `CREATE TABLE snapshots (
+     collection TEXT NOT NULL, version INTEGER NOT NULL, encoding TEXT NOT NULL, bytes BLOB NOT NULL,
+     created_at TEXT NOT NULL, PRIMARY KEY (collection, version));`,
 ];
 
 /** Options of a `SqliteStore`. */
@@ -283,9 +288,11 @@ export class SqliteStore implements Store {
 
   // Change feed
 
-  async changesSince(after: number, limit = 1000): Promise<Change[]> {
+  async changesSince(after: number, limit = 1000, collection?: string): Promise<Change[]> {
     const rows = this.guard(
-      () => this.sql("SELECT seq, collection, scope, key FROM changes WHERE seq > ? ORDER BY seq LIMIT ?").all(after, limit) as Array<Change & { key: string | null }>,
+      () => (collection === undefined
+        ? this.sql("SELECT seq, collection, scope, key FROM changes WHERE seq > ? ORDER BY seq LIMIT ?").all(after, limit)
+        : this.sql("SELECT seq, collection, scope, key FROM changes WHERE seq > ? AND collection = ? ORDER BY seq LIMIT ?").all(after, collection, limit)) as Array<Change & { key: string | null }>,
     );
     return rows.map((row) => (row.key === null ? { seq: row.seq, collection: row.collection, scope: row.scope } : row));
   }
@@ -424,6 +431,33 @@ export class SqliteStore implements Store {
       for (const [hash, vector] of entries) insert.run(provider, hash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
       return { result: undefined, changes: [] };
     });
+  }
+
+  // Index snapshots
+
+  async getSnapshot(collection: string): Promise<SnapshotRecord | undefined> {
+    const row = this.guard(() => this.sql("SELECT collection, version, encoding, bytes FROM snapshots WHERE collection = ? ORDER BY version DESC LIMIT 1").get(collection) as SnapshotRecord | undefined);
+    return row;
+  }
+
+  async snapshotVersion(collection: string): Promise<number | undefined> {
+    return this.guard(() => this.sql("SELECT max(version) FROM snapshots WHERE collection = ?").pluck().get(collection) as number | null) ?? undefined;
+  }
+
+  async putSnapshot(snapshot: SnapshotRecord): Promise<boolean> {
+    return this.write(() => {
+      const { collection, version } = snapshot;
+      const newer = this.sql("SELECT 1 FROM snapshots WHERE collection = ? AND version >= ?").get(collection, version);
+      if (newer) return { result: false, changes: [] };
+      this.sql("INSERT INTO snapshots (collection, version, encoding, bytes, created_at) VALUES (?, ?, ?, ?, ?)")
+        .run(collection, version, snapshot.encoding, snapshot.bytes, new Date().toISOString());
+      this.sql("DELETE FROM snapshots WHERE collection = ? AND version < ?").run(collection, version);
+      return { result: true, changes: [] };
+    });
+  }
+
+  async deleteSnapshots(collection: string): Promise<number> {
+    return this.write(() => ({ result: this.sql("DELETE FROM snapshots WHERE collection = ?").run(collection).changes, changes: [] }));
   }
 
   // MCP manifests

@@ -161,6 +161,19 @@ export interface AuditQuery {
   limit?: number;
 }
 
+/**
+ * A saved index of one collection at one version (src/server/snapshots.ts): opaque bytes to the store. Only a cache:
+ * the items are the truth, and a reader uses it only when `version` fits the collection.
+ */
+export interface SnapshotRecord {
+  collection: string;
+  /** The collection's `version` the index was taken at. */
+  version: number;
+  /** How `bytes` are packed (e.g. `raw`, `gzip`); the store does not look. */
+  encoding: string;
+  bytes: Buffer;
+}
+
 export type Unsubscribe = () => void;
 
 /**
@@ -218,8 +231,8 @@ export interface Store extends VectorStore {
   batch(collection: string, upsert: ItemInput[], remove: string[]): Promise<{ upserted: number; deleted: number }>;
 
   // Change feed
-  /** Changes with `seq > after`, oldest first, at most `limit` (default 1000). */
-  changesSince(after: number, limit?: number): Promise<Change[]>;
+  /** Changes with `seq > after`, oldest first, at most `limit` (default 1000); only `collection`'s when given. */
+  changesSince(after: number, limit?: number, collection?: string): Promise<Change[]>;
   /** The highest `seq` committed so far (0 for none). */
   latestSeq(): Promise<number>;
   /** Called after each commit with its changes (from any process for a shared store). */
@@ -252,6 +265,19 @@ export interface Store extends VectorStore {
   listUsage(collection: string, limit?: number): Promise<UsageEvent[]>;
   /** Deletes events older than `before` (ISO time), and beyond the newest `keep` of each collection; returns how many. */
   pruneUsage(before: string, keep: number): Promise<number>;
+
+  // Index snapshots (binary; at most one per collection is kept, the newest)
+  /** The newest snapshot of a collection, or undefined. */
+  getSnapshot(collection: string): Promise<SnapshotRecord | undefined>;
+  /** The version of the newest snapshot of a collection (without reading its bytes), or undefined. */
+  snapshotVersion(collection: string): Promise<number | undefined>;
+  /**
+   * Stores a snapshot unless the collection already has one of this version or a newer one, and deletes its older
+   * ones. True when this call wrote it: of replicas racing to save the same version, exactly one does.
+   */
+  putSnapshot(snapshot: SnapshotRecord): Promise<boolean>;
+  /** Deletes every snapshot of a collection; the number deleted. */
+  deleteSnapshots(collection: string): Promise<number>;
 
   // MCP manifests
   getManifest(owner: string, server: string): Promise<ManifestRecord | undefined>;

@@ -129,3 +129,43 @@ describe("DocumentIndex: read", () => {
     });
   });
 });
+
+describe("DocumentIndex snapshots", () => {
+  const queries = ["refund a payment", "reset my password", "shipping", "refnud", "cancel subscription"];
+  const answers = (index: DocumentIndex) => queries.map((q) => index.searchSync(q, { limit: 5 }));
+
+  it("a loaded snapshot answers searches, reads and suggestions exactly as the index it came from, and stays editable", async () => {
+    const built = await DocumentIndex.fromFile(helpCenter);
+    const loaded = DocumentIndex.fromSnapshot(built.snapshot());
+    assert.deepEqual(answers(loaded), answers(built));
+    assert.deepEqual(loaded.ids(), built.ids());
+    assert.equal(loaded.passageCount, built.passageCount);
+    const id = built.ids()[0];
+    assert.deepEqual(loaded.read(id, { offset: 5, maxChars: 120 }), built.read(id, { offset: 5, maxChars: 120 }));
+    assert.deepEqual(loaded.suggest("refnd"), built.suggest("refnd"));
+    for (const index of [built, loaded]) {
+      index.replace({ id: "kb-new", title: "Zebra crossings", body: "Where the zebra crossings are painted." });
+      index.remove(id);
+    }
+    assert.deepEqual(answers(loaded), answers(built));
+    assert.equal(loaded.searchSync("zebra", { limit: 1 })[0].id, "kb-new");
+  });
+
+  it("refuses a snapshot cut into other passages, of a tool index, or damaged (snapshot_invalid)", async () => {
+    const built = await DocumentIndex.fromFile(helpCenter);
+    const bytes = built.snapshot();
+    const code = (f: () => unknown) => assert.throws(f, (e: unknown) => e instanceof ToolsearchError && e.code === "snapshot_invalid");
+    code(() => DocumentIndex.fromSnapshot(bytes, { passages: { maxChars: 300 } }));
+    code(() => DocumentIndex.fromSnapshot(bytes.subarray(0, bytes.length >> 1)));
+    const { ToolIndex } = await import("../../src/indexes/tool-index.js");
+    code(() => DocumentIndex.fromSnapshot(new ToolIndex([]).snapshot()));
+  });
+
+  it("counts the bytes it holds: more documents, more bytes", async () => {
+    const index = await DocumentIndex.fromFile(helpCenter);
+    const before = index.memoryBytes();
+    assert.ok(before > 0);
+    index.add({ id: "kb-long", title: "A long one", body: "word ".repeat(5000) });
+    assert.ok(index.memoryBytes() > before + 10_000);
+  });
+});

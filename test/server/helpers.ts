@@ -1,5 +1,5 @@
 /** Shared by the service tests: an app over a fresh SQLite store, keys per scope, and a real `serve` child process. */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -122,4 +122,15 @@ export async function waitReady(url: string, attempts = 300): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`${url} never became ready`);
+}
+
+/** Runs `toolsearch serve --port 0 ARGS` to its end with a fresh $TOOLSEARCH_HOME (for usage errors): exit code and stderr. */
+export function serveCli(args: string[], env: Record<string, string> = {}): { code: number | null; stderr: string } {
+  const home = tempDir();
+  try {
+    const result = spawnSync(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0", ...args], { encoding: "utf8", env: { ...process.env, TOOLSEARCH_HOME: home, FORCE_COLOR: "0", ...env } });
+    return { code: result.status, stderr: result.stderr };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }

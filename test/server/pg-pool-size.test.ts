@@ -4,23 +4,11 @@
  * N for the pool plus one for LISTEN, counted in `pg_stat_activity`.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { type PostgresServer, postgresMissing, startPostgres } from "../helpers/postgres.js";
 import { call, startReplica, waitFor } from "../helpers/replicas.js";
-import { MAIN, tempDir } from "./helpers.js";
-
-function serveCli(args: string[], env: Record<string, string> = {}) {
-  const home = tempDir();
-  try {
-    const result = spawnSync(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0", ...args], { encoding: "utf8", env: { ...process.env, TOOLSEARCH_HOME: home, FORCE_COLOR: "0", ...env } });
-    return { code: result.status, stderr: result.stderr };
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-}
+import { serveCli } from "./helpers.js";
 
 test("--pg-pool-size out of range, or with a SQLite store, is a usage error that says why", () => {
   for (const bad of ["0", "1001", "two"]) {

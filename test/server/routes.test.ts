@@ -24,7 +24,7 @@ describe("service routes", () => {
   test("PUT a tools collection: 201, then 200 on replace; GET and list show it", async () => {
     const created = await call("PUT", "/v1/collections/weather", s.keys.write, { kind: "tools", tools: weatherTools() });
     assert.equal(created.status, 201);
-    assert.deepEqual({ ...created.body, updated_at: undefined }, { name: "weather", kind: "tools", size: 8, updated_at: undefined });
+    assert.deepEqual({ ...created.body, updated_at: undefined }, { name: "weather", kind: "tools", size: 8, updated_at: undefined, loaded: true });
     const replaced = await call("PUT", "/v1/collections/weather", s.keys.write, { kind: "tools", tools: weatherTools() });
     assert.equal(replaced.status, 200);
     const one = await call("GET", "/v1/collections/weather", s.keys.read);

@@ -1,4 +1,7 @@
-/** Index snapshots in the store: a restart loads from one only when it matches the collection's current version. */
+/**
+ * Index snapshots in the store: a restart loads from one and catches up with the change log from its version; one
+ * that cannot be brought up to date, or cannot be read, falls back to a rebuild.
+ */
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -6,10 +9,10 @@ import { test } from "node:test";
 import { Embedder } from "../../src/embeddings/embedder.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { Collections, type CollectionsOptions } from "../../src/server/collections.js";
-import { readSnapshot, saveSnapshot, snapshotKey } from "../../src/server/snapshots.js";
+import { readSnapshot, saveSnapshot } from "../../src/server/snapshots.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/types.js";
-import { LetterProvider, tempDir, weatherTools } from "./helpers.js";
+import { helpCenter, LetterProvider, tempDir, weatherTools } from "./helpers.js";
 
 const QUERIES = ["weather forecast for tomorrow", "stock price", "convert currency", "rain", "exchange rate euro", "forecast|quote"];
 const tool = (name: string, description: string) => ({ name, description, input_schema: { type: "object", properties: {} } });
@@ -68,28 +71,49 @@ test("the index really comes from the snapshot's bytes, not from the items", asy
     // snapshot can know that tool, so finding it proves no rebuild happened.
     const planted = new ToolIndex([]);
     for (const body of [...weatherTools(), tool("planted_probe", "Only in the snapshot.")]) planted.replace(body);
-    await saveSnapshot(store, "weather", (await store.getCollection("weather"))!.version, planted.snapshot());
+    await saveSnapshot(store, "weather", (await store.getCollection("weather"))!.version, () => planted.snapshot());
     const { collections } = await boot(store);
     assert.equal(collections.get("weather").tools!.searchSync("planted probe", { limit: 1 })[0]?.name, "planted_probe");
     await collections.close();
   });
 });
 
-test("a stale snapshot (the collection changed after it was taken) is not used", async () => {
+test("an older snapshot is caught up with the change log; one the log cannot bring up to date is rebuilt", async () => {
   await withStore(async (store) => {
     const first = await boot(store);
     await first.collections.saveSnapshots();
     // Nothing changed since the save, so closing saves nothing; then change the collection while no process runs.
     await first.collections.close();
     await store.putItem("weather", { key: "aurora_alert", body: tool("aurora_alert", "Northern lights alert.") });
+    await store.deleteItem("weather", keyOf(weatherTools()[0]));
     const saved = await readSnapshot(store, "weather");
     assert.ok(saved && saved.version < (await store.getCollection("weather"))!.version);
 
-    const second = await boot(store);
-    assert.equal(second.collections.get("weather").source, "rebuild");
-    assert.equal(second.collections.get("weather").tools!.searchSync("northern lights", { limit: 1 })[0]?.name, "aurora_alert");
-    assert.match(second.logs.join("\n"), /snapshot of weather is of version \d+, the collection is at \d+; rebuilding/);
-    await second.collections.close();
+    const second = await boot(store, { snapshots: { saveDelayMs: 60_000 } });
+    const caughtUp = second.collections.get("weather");
+    assert.equal(caughtUp.source, "snapshot");
+    assert.equal(caughtUp.version, (await store.getCollection("weather"))!.version);
+    assert.equal(caughtUp.tools!.searchSync("northern lights", { limit: 1 })[0]?.name, "aurora_alert");
+    assert.equal(caughtUp.tools!.get(keyOf(weatherTools()[0])), undefined, "a deletion after the snapshot is replayed too");
+    assert.equal(caughtUp.tools!.size, weatherTools().length);
+    assert.deepEqual(second.logs, []);
+    await second.collections.close(); // saves the caught-up version
+
+    // Replaced whole after the snapshot: the log cannot be replayed item by item.
+    await store.putCollection("weather", "tools", {}, [{ key: "tide_times", body: tool("tide_times", "High and low tide times.") }]);
+    const third = await boot(store);
+    assert.equal(third.collections.get("weather").source, "rebuild");
+    assert.deepEqual(third.collections.get("weather").tools!.names(), ["tide_times"]);
+    assert.match(third.logs.join("\n"), /snapshot of weather is of version \d+, the collection is at \d+ and the change log cannot bring it there; rebuilding/);
+    await third.collections.close();
+
+    // The log pruned past the snapshot's version: rebuilt too.
+    await store.putItem("weather", { key: "aurora_alert", body: tool("aurora_alert", "Northern lights alert.") });
+    await store.pruneChanges(await store.latestSeq());
+    const fourth = await boot(store);
+    assert.equal(fourth.collections.get("weather").source, "rebuild");
+    assert.deepEqual(fourth.collections.get("weather").tools!.names().sort(), ["aurora_alert", "tide_times"]);
+    await fourth.collections.close();
   });
 });
 
@@ -102,19 +126,17 @@ test("a damaged snapshot falls back to a rebuild with a log line", async () => {
     const version = (await store.getCollection("weather"))!.version;
     const damaged = Buffer.from(good);
     damaged.fill(0x7a, 8, 64);
-    for (const bytes of [damaged, good.subarray(0, good.length >> 1), Buffer.from("not a snapshot")]) {
-      await saveSnapshot(store, "weather", version, bytes);
+    const rows = [damaged, good.subarray(0, good.length >> 1), Buffer.from("not a snapshot")].map((bytes) => ({ encoding: "raw", bytes }));
+    rows.push({ encoding: "gzip", bytes: good }, { encoding: "zstd-from-the-future", bytes: good });
+    for (const row of rows) {
+      await store.deleteSnapshots("weather");
+      await store.putSnapshot({ collection: "weather", version, ...row });
       const { collections, logs } = await boot(store);
       assert.equal(collections.get("weather").source, "rebuild");
       assert.deepEqual(await results(collections), expected);
       assert.match(logs.join("\n"), /snapshot of weather cannot be used .*rebuilding it/);
       await collections.close(); // saves a good snapshot again; the next round damages it anew
     }
-    // A value of an unknown shape is ignored the same way.
-    await store.setSetting(snapshotKey("weather"), { format: 99, version, data: "" });
-    const { collections } = await boot(store);
-    assert.equal(collections.get("weather").source, "rebuild");
-    await collections.close();
   });
 });
 
@@ -161,5 +183,70 @@ test("deleting a collection deletes its snapshot", async () => {
     await collections.sync();
     assert.equal(await readSnapshot(store, "weather"), undefined);
     await collections.close();
+  });
+});
+
+test("a docs collection restarts from its snapshot, answering searches and reads exactly as a rebuild", async () => {
+  await withStore(async (store) => {
+    await store.putCollection("kb", "docs", {}, helpCenter().map((d) => ({ key: String(d.id), body: d })));
+    const embedder = () => new Embedder(new LetterProvider(), { cache: store });
+    const answers = async (collections: Collections) => {
+      const docs = collections.get("kb").docs!;
+      const out = [];
+      for (const query of ["refund a payment", "reset password", "shipping times", "refnud"]) {
+        out.push(await docs.search(query, { limit: 5 }), await docs.search(query, { limit: 5, engine: "hybrid" }));
+      }
+      return [out, docs.read(docs.ids()[0], { maxChars: 200 }), docs.passageCount];
+    };
+    const first = await boot(store, { embedder: embedder() });
+    assert.equal(first.collections.get("kb").source, "rebuild");
+    const rebuilt = await answers(first.collections);
+    assert.equal(await first.collections.saveSnapshots(), 2, "weather and kb");
+    await first.collections.close();
+    const saved = await store.getSnapshot("kb");
+    assert.equal(saved?.encoding, "gzip", "compressed: it pays on document text");
+
+    const second = await boot(store, { embedder: embedder() });
+    assert.equal(second.collections.get("kb").source, "snapshot");
+    assert.deepEqual(await answers(second.collections), rebuilt);
+    assert.deepEqual(second.logs, []);
+    await second.collections.close();
+
+    // Damaged: rebuilt, with a log line.
+    await store.deleteSnapshots("kb");
+    await store.putSnapshot({ collection: "kb", version: saved!.version, encoding: "gzip", bytes: saved!.bytes.subarray(0, saved!.bytes.length >> 1) });
+    const third = await boot(store, { embedder: embedder() });
+    assert.equal(third.collections.get("kb").source, "rebuild");
+    assert.deepEqual(await answers(third.collections), rebuilt);
+    assert.match(third.logs.join("\n"), /snapshot of kb cannot be used/);
+    await third.collections.close();
+  });
+});
+
+test("two replicas saving the same version: exactly one writes it, and the other makes no snapshot at all", async () => {
+  await withStore(async (first, path) => {
+    const second = await openStore(path);
+    try {
+      const replicas = [await boot(first, { snapshots: { saveDelayMs: 60_000 } }), await boot(second, { snapshots: { saveDelayMs: 60_000 } })];
+      const encoded: number[] = [0, 0];
+      replicas.forEach(({ collections }, i) => {
+        const index = collections.get("weather").tools!;
+        const snapshot = index.snapshot.bind(index);
+        index.snapshot = () => (encoded[i]++, snapshot());
+      });
+      // Both replicas rebuilt the collection and would save it: at once, then one after the other for a new version.
+      const writes = await Promise.all(replicas.map(({ collections }) => collections.saveSnapshots()));
+      assert.equal(writes[0] + writes[1], 1, `writes ${writes}`);
+      await first.putItem("weather", { key: "aurora_alert", body: tool("aurora_alert", "Northern lights alert.") });
+      for (const { collections } of replicas) await collections.sync();
+      const before = [...encoded];
+      assert.equal(await replicas[1].collections.saveSnapshots(), 1);
+      assert.equal(await replicas[0].collections.saveSnapshots(), 0);
+      assert.equal(encoded[0], before[0], "the second saver saw the version stored and encoded nothing");
+      assert.equal((await readSnapshot(first, "weather"))?.version, (await first.getCollection("weather"))!.version);
+      for (const { collections } of replicas) await collections.close();
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -255,6 +255,36 @@ export function storeContract(label: string, makeStore: () => Promise<StoreFixtu
       assert.deepEqual((await store.listKeys()).find((k) => k.id === "v1")?.toolsAllow, ["billing_*", "get_?"]);
     });
 
+    it("snapshots are binary, one per collection version, and only the newest is kept", async (store) => {
+      const bytes = Buffer.from([0, 1, 2, 255, 254, 0, 7]);
+      assert.equal(await store.getSnapshot("crm"), undefined);
+      assert.equal(await store.snapshotVersion("crm"), undefined);
+      assert.equal(await store.putSnapshot({ collection: "crm", version: 5, encoding: "raw", bytes }), true);
+      assert.equal(await store.putSnapshot({ collection: "crm", version: 5, encoding: "raw", bytes: Buffer.from([9]) }), false, "the same version is written once");
+      assert.equal(await store.putSnapshot({ collection: "crm", version: 3, encoding: "raw", bytes }), false, "an older version never replaces a newer one");
+      const saved = await store.getSnapshot("crm");
+      assert.equal(saved?.version, 5);
+      assert.equal(saved?.encoding, "raw");
+      assert.deepEqual([...saved!.bytes], [...bytes], "bytes round-trip bit for bit");
+      assert.equal(await store.putSnapshot({ collection: "crm", version: 9, encoding: "gzip", bytes: Buffer.from([1]) }), true);
+      assert.equal(await store.snapshotVersion("crm"), 9);
+      assert.equal((await store.getSnapshot("crm"))?.encoding, "gzip");
+      await store.putSnapshot({ collection: "other", version: 2, encoding: "raw", bytes });
+      assert.equal(await store.deleteSnapshots("crm"), 1, "older versions were deleted when a newer one was saved");
+      assert.equal(await store.getSnapshot("crm"), undefined);
+      assert.equal(await store.snapshotVersion("other"), 2);
+    });
+
+    it("changesSince can be limited to one collection", async (store) => {
+      await store.putCollection("a", "tools", {}, []);
+      await store.putCollection("b", "tools", {}, []);
+      await store.putItem("a", { key: "x", body: tool("x") });
+      await store.putItem("b", { key: "y", body: tool("y") });
+      const onlyA = await store.changesSince(0, 100, "a");
+      assert.deepEqual(onlyA.map((c) => [c.collection, c.scope, c.key]), [["a", "collection", undefined], ["a", "item", "x"]]);
+      assert.equal((await store.changesSince(onlyA[0].seq, 1, "a"))[0].key, "x");
+    });
+
     it("settings hold small JSON values", async (store) => {
       assert.equal(await store.getSetting("x"), undefined);
       await store.setSetting("x", { a: [1, "b"] });

@@ -1,8 +1,9 @@
 /**
  * `toolsearch serve [--store PATH|postgres://…] [--host H] [--port N] [--catalog FILE]… [--docs PATH]…
  * [--mcp-config FILE]… [--no-auth] [--session-idle S] [--max-sessions N] [--idle-stop S] [--expose-found]
- * [--pg-pool-size N] [--oauth-issuer URL [--oauth-audience A] [--oauth-collections-claim C] [--oauth-tools-claim C]]`:
- * the service of SPEC §9 (its MCP sessions and upstreams behave as the gateway's, SPEC §11). Prints `listening on URL` on stdout once it accepts
+ * [--pg-pool-size N] [--oauth-issuer URL [--oauth-audience A] [--oauth-collections-claim C] [--oauth-tools-claim C]]
+ * [--preload NAME…] [--preload-recent N] [--memory-budget MB]`: the service of SPEC §9 (its MCP sessions and upstreams
+ * behave as the gateway's, SPEC §11). Prints `listening on URL` on stdout once it accepts
  * connections; SIGTERM or SIGINT stop it gracefully (requests in flight finish, then the store closes).
  */
 import type { Command } from "commander";
@@ -11,6 +12,7 @@ import { ToolsearchError } from "../../errors.js";
 import { Embedder } from "../../embeddings/embedder.js";
 import { EMBEDDER_NAMES, providerFromSpec } from "../../embeddings/from-spec.js";
 import { isLoopbackName } from "../../server/auth.js";
+import { MB } from "../../server/collection-cache.js";
 import type { Collections } from "../../server/collections.js";
 import { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS } from "../../server/limits.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../../mcp/http-sessions.js";
@@ -48,6 +50,9 @@ interface ServeFlags {
   oauthAudience?: string;
   oauthCollectionsClaim?: string;
   oauthToolsClaim?: string;
+  preload: string[];
+  preloadRecent: number;
+  memoryBudget?: number;
 }
 
 /** Default `--idle-stop` in seconds, as for `toolsearch mcp` (SPEC §11). */
@@ -78,6 +83,9 @@ export function registerServe(program: Command): void {
     .option("--max-sessions <n>", "most MCP sessions open at once (one more gets HTTP 503)", parseInteger("--max-sessions", 1, 10_000_000), DEFAULT_MAX_SESSIONS)
     .option("--idle-stop <seconds>", "stop an upstream server of an mcp collection after this long without a call; 0 = never", parseInteger("--idle-stop", 0, 31_536_000), DEFAULT_IDLE_STOP_SECONDS)
     .option("--expose-found", "add the upstream tools a session's searches find to that session's MCP tool list")
+    .option("--preload <names...>", "load these collections at start (/readyz waits for them); the others load on their first request", [])
+    .option("--preload-recent <n>", "also load the N most recently changed collections at start", parseInteger("--preload-recent", 0, 1_000_000), 0)
+    .option("--memory-budget <mb>", "bound the memory of loaded indexes (MiB; default $TOOLSEARCH_MEMORY_BUDGET, else none): past it the least recently used idle collections are dropped", parseInteger("--memory-budget", 1, 16_777_216))
     .option("--pg-pool-size <n>", "connections per replica in the PostgreSQL pool (default $TOOLSEARCH_PG_POOL_SIZE, else 10)", parseInteger("--pg-pool-size", 1, MAX_POOL_SIZE))
     .option("--audit-arguments", "keep the arguments of each call_tool in the audit log (default: only their size)")
     .option("--keep-audit <days>", "keep audit log entries this many days (0: forever)", parseInteger("--keep-audit", 0, 36_500), 90)
@@ -95,6 +103,7 @@ async function serve(flags: ServeFlags): Promise<void> {
         "Bind a loopback address (127.0.0.1, ::1, localhost), or keep auth on and create a key with toolsearch keys create.",
     );
   }
+  const budget = flags.memoryBudget ?? memoryBudgetFromEnv();
   const storeSpec = flags.store ?? defaultStorePath();
   if (flags.pgPoolSize !== undefined && !isPostgresUrl(storeSpec)) {
     throw new UsageError(`--pg-pool-size applies only to a PostgreSQL store (--store postgres://…); ${storeSpec} is a SQLite file, which has no pool`);
@@ -117,11 +126,21 @@ async function serve(flags: ServeFlags): Promise<void> {
     apiKey: process.env.TOOLSEARCH_EMBEDDING_KEY ?? process.env.OPENAI_API_KEY,
   });
   const embedder = new Embedder(provider, { cache: store });
-  const collections = new Collections(store, { embedder, exposeFound: flags.exposeFound, upstream: { idleStopMs: flags.idleStop * 1000 } });
+  // Collections named by --catalog, --docs and --mcp-config are preloaded too (added once seeding has named them):
+  // the user asked for them on the command line, and an mcp one lists its servers' tools at start, as before.
+  const preloadNames = [...flags.preload];
+  const collections = new Collections(store, {
+    embedder,
+    exposeFound: flags.exposeFound,
+    upstream: { idleStopMs: flags.idleStop * 1000 },
+    preload: { names: preloadNames, recent: flags.preloadRecent },
+    memoryBudgetBytes: budget === undefined ? undefined : budget * MB,
+  });
   const audit = new AuditLog(store, { keepArguments: flags.auditArguments, log: note });
   try {
     const seeded = await seedCollections(store, { catalogs: flags.catalog, docs: flags.docs, mcpConfigs: flags.mcpConfig });
     for (const name of seeded.kept) note(`collection ${name} is already in the store; kept it (the file was not reloaded)`);
+    preloadNames.push(...seeded.added, ...seeded.kept);
     const app = await buildService({
       collections,
       noAuth: !flags.auth,
@@ -145,7 +164,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     // Replicas need the log only to catch up after a disconnect; one away longer than this reloads (src/store/retention.ts).
     const stopPruning = startPruning(store, { keepMs: flags.keepChanges * 3_600_000, log: note });
     const stopAuditPruning = flags.keepAudit > 0 ? startAuditPruning(store, flags.keepAudit, note) : () => {};
-    note(`ready: ${collections.list().length} collection(s) from ${store.kind} store ${store.location}`);
+    note(`ready: ${collections.list().length} collection(s) from ${store.kind} store ${store.location}, ${collections.loadedCount} loaded${budget === undefined ? "" : `, memory budget ${budget} MB`}`);
     await stopped;
     note("stopping: finishing requests in flight");
     stopPruning();
@@ -184,12 +203,18 @@ async function loadWithProgress(collections: Collections): Promise<void> {
   const progress = createProgress();
   try {
     await collections.start((done, total) => {
-      if (done === 1) progress.start("loading collections", total);
+      if (done === 1) progress.start("preloading collections", total);
       progress.update(done);
     });
   } finally {
     progress.stop();
   }
+}
+
+/** `TOOLSEARCH_MEMORY_BUDGET` (MiB), checked as `--memory-budget` is. */
+function memoryBudgetFromEnv(): number | undefined {
+  const value = process.env.TOOLSEARCH_MEMORY_BUDGET;
+  return value === undefined || value === "" ? undefined : parseInteger("TOOLSEARCH_MEMORY_BUDGET", 1, 16_777_216)(value);
 }
 
 function note(line: string): void {

@@ -52,6 +52,8 @@ export interface CollectionSummary {
   kind: "tools" | "docs" | "mcp";
   size: number;
   updated_at: string;
+  /** Whether the replica that answered holds its index in memory (an idle one loads on its next search). */
+  loaded?: boolean;
 }
 
 /** A search hit: tools have `name` and `description`, documents `id`, `title` and `snippet`. */

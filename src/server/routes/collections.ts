@@ -32,7 +32,7 @@ const putBody = {
 
 /** The summary every collection route answers with. */
 export function summary(collections: Collections, c: LoadedCollection) {
-  return { name: c.name, kind: c.kind, size: collections.sizeOf(c), updated_at: c.updatedAt };
+  return { name: c.name, kind: c.kind, size: collections.sizeOf(c), updated_at: c.updatedAt, loaded: c.loaded };
 }
 
 export async function collectionRoutes(app: FastifyInstance, { collections }: { collections: Collections }): Promise<void> {

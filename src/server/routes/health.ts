@@ -1,4 +1,4 @@
-/** `/healthz` (the process answers), `/readyz` (every collection is loaded and every committed change applied). */
+/** `/healthz` (the process answers), `/readyz` (the preload list is loaded and every committed change applied). */
 import type { FastifyInstance } from "fastify";
 import type { Collections } from "../collections.js";
 import { readiness } from "../readiness.js";
@@ -10,7 +10,7 @@ export async function healthRoutes(app: FastifyInstance, { collections }: { coll
 
   app.get("/readyz", {
     config: { rateLimit: false },
-    schema: { summary: "Readiness: 200 once every collection is loaded and every committed change applied (also while the store is away), else 503", response: { 200: status, 503: { $ref: "Error#" } } },
+    schema: { summary: "Readiness: 200 once the preload list is loaded and every committed change applied (also while the store is away), else 503", response: { 200: status, 503: { $ref: "Error#" } } },
   }, async (_request, reply) => {
     const state = await readiness(collections);
     if (!state.ready) return reply.code(503).send({ error: { code: state.code, message: state.message } });
