@@ -18,7 +18,7 @@
  */
 import pg from "pg";
 import { ToolsearchError } from "../errors.js";
-import { checkMatch, MAX_POOL_SIZE, etagOf, type KeyRow, toKey, toVector, unknownCollection } from "./records.js";
+import { checkMatch, MAX_POOL_SIZE, etagOf, type KeyRow, pinFromRow, type PinRow, pinState, toKey, toVector, unknownCollection } from "./records.js";
 import type {
   ApiKeyRecord,
   Change,
@@ -27,6 +27,7 @@ import type {
   ItemInput,
   ItemRecord,
   ManifestRecord,
+  PinRecord,
   Store,
   Unsubscribe,
   WriteOptions,
@@ -68,6 +69,9 @@ const MIGRATIONS: string[] = [
    CREATE TABLE manifests (
      owner text NOT NULL, server text NOT NULL, config_hash text NOT NULL, tools text NOT NULL,
      updated_at timestamptz NOT NULL, PRIMARY KEY (owner, server));`,
+  `CREATE TABLE tool_pins (
+     owner text NOT NULL, server text NOT NULL, tool text NOT NULL, state text NOT NULL,
+     updated_at timestamptz NOT NULL, PRIMARY KEY (owner, server, tool));`,
 ];
 
 interface CollectionRow {
@@ -475,6 +479,28 @@ export class PostgresStore implements Store {
 
   async deleteManifest(owner: string, server: string): Promise<void> {
     await this.read(`DELETE FROM ${this.s}.manifests WHERE owner = $1 AND server = $2`, [owner, server]);
+  }
+
+  // Pinned tool definitions
+
+  async listPins(owner: string): Promise<PinRecord[]> {
+    const { rows } = await this.read(`SELECT * FROM ${this.s}.tool_pins WHERE owner = $1 ORDER BY server, tool`, [owner]);
+    return rows.map((row: PinRow & { updated_at: Date }) => pinFromRow(row, row.updated_at.toISOString()));
+  }
+
+  async putPins(pins: Omit<PinRecord, "updatedAt">[]): Promise<void> {
+    if (!pins.length) return;
+    // One statement, so the pins land together or not at all.
+    await this.read(
+      `INSERT INTO ${this.s}.tool_pins (owner, server, tool, state, updated_at)
+       SELECT o, s, t, st, now() FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(o, s, t, st)
+       ON CONFLICT (owner, server, tool) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+      [pins.map((p) => p.owner), pins.map((p) => p.server), pins.map((p) => p.tool), pins.map(pinState)],
+    );
+  }
+
+  async deletePins(owner: string): Promise<void> {
+    await this.read(`DELETE FROM ${this.s}.tool_pins WHERE owner = $1`, [owner]);
   }
 
   // Internals

@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { ToolsearchError } from "../errors.js";
-import type { ApiKeyRecord, Scope, WriteOptions } from "./types.js";
+import type { ApiKeyRecord, PinRecord, Scope, WriteOptions } from "./types.js";
 
 /** An API key as both stores keep it (snake-case columns). */
 export interface KeyRow {
@@ -63,3 +63,22 @@ export function toVector(blob: Buffer): Float32Array {
  * flag without loading `pg`.
  */
 export const MAX_POOL_SIZE = 1000;
+
+/** A pin as both stores keep it: its key columns and the rest as one JSON `state` column. */
+export interface PinRow {
+  owner: string;
+  server: string;
+  tool: string;
+  state: string;
+}
+
+/** The JSON `state` column of a pin: everything but its key and time. */
+export function pinState(pin: Omit<PinRecord, "updatedAt">): string {
+  const { owner: _owner, server: _server, tool: _tool, ...state } = pin as PinRecord;
+  delete (state as Partial<PinRecord>).updatedAt;
+  return JSON.stringify(state);
+}
+
+export function pinFromRow(row: PinRow, updatedAt: string): PinRecord {
+  return { owner: row.owner, server: row.server, tool: row.tool, ...(JSON.parse(row.state) as object), updatedAt };
+}

@@ -13,7 +13,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { ToolsearchError } from "../errors.js";
-import { checkMatch, etagOf, type KeyRow, newId, toKey, toVector, unknownCollection } from "./records.js";
+import { checkMatch, etagOf, type KeyRow, newId, pinFromRow, type PinRow, pinState, toKey, toVector, unknownCollection } from "./records.js";
 import type {
   ApiKeyRecord,
   Change,
@@ -22,6 +22,7 @@ import type {
   ItemInput,
   ItemRecord,
   ManifestRecord,
+  PinRecord,
   Scope,
   Store,
   Unsubscribe,
@@ -51,6 +52,9 @@ const MIGRATIONS: string[] = [
    CREATE TABLE manifests (
      owner TEXT NOT NULL, server TEXT NOT NULL, config_hash TEXT NOT NULL, tools TEXT NOT NULL,
      updated_at TEXT NOT NULL, PRIMARY KEY (owner, server)) WITHOUT ROWID;`,
+  `CREATE TABLE tool_pins (
+     owner TEXT NOT NULL, server TEXT NOT NULL, tool TEXT NOT NULL, state TEXT NOT NULL, updated_at TEXT NOT NULL,
+     PRIMARY KEY (owner, server, tool)) WITHOUT ROWID;`,
 ];
 
 /** Options of a `SqliteStore`. */
@@ -375,6 +379,28 @@ export class SqliteStore implements Store {
 
   async deleteManifest(owner: string, server: string): Promise<void> {
     await this.write(() => ({ result: this.sql("DELETE FROM manifests WHERE owner = ? AND server = ?").run(owner, server), changes: [] }));
+  }
+
+  // Pinned tool definitions
+
+  async listPins(owner: string): Promise<PinRecord[]> {
+    const rows = this.guard(() => this.sql("SELECT * FROM tool_pins WHERE owner = ? ORDER BY server, tool").all(owner) as (PinRow & { updated_at: string })[]);
+    return rows.map((row) => pinFromRow(row, row.updated_at));
+  }
+
+  async putPins(pins: Omit<PinRecord, "updatedAt">[]): Promise<void> {
+    if (!pins.length) return;
+    await this.write(() => {
+      const upsert = this.sql(`INSERT INTO tool_pins (owner, server, tool, state, updated_at) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT(owner, server, tool) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`);
+      const now = new Date().toISOString();
+      for (const pin of pins) upsert.run(pin.owner, pin.server, pin.tool, pinState(pin), now);
+      return { result: undefined, changes: [] };
+    });
+  }
+
+  async deletePins(owner: string): Promise<void> {
+    await this.write(() => ({ result: this.sql("DELETE FROM tool_pins WHERE owner = ?").run(owner), changes: [] }));
   }
 
   // Internals
