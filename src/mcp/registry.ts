@@ -1,0 +1,242 @@
+/**
+ * The upstream registry: every upstream the gateway fronts (MCP servers and OpenAPI sources), what they offer, and
+ * where each namespaced tool really lives. It starts the servers it must at launch, makes the others searchable from
+ * their manifests (manifests.ts) or the launch snapshot (launch-snapshot.ts), remembers a manifest whenever a server
+ * lists its tools, and stops everything on close. Every MCP surface of the gateway (surfaces/) reads from it; none of
+ * them starts, stops or indexes anything itself.
+ *
+ * @example
+ * ```ts
+ * const registry = new UpstreamRegistry(options, (server) => tools.refresh(server));
+ * await registry.start();
+ * registry.route("fs__read_file"); // { server: "fs", tool: "read_file", definition }
+ * ```
+ */
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { ToolsearchError } from "../errors.js";
+import { ToolIndex } from "../indexes/tool-index.js";
+import type { OpenApiSourceConfig } from "../openapi/config.js";
+import { configHash, type ServerConfig } from "./config.js";
+import type { GatewayOptions } from "./gateway.js";
+import {
+  hasSettings, type KnownServer, launchKey, type LaunchSnapshot, launchSnapshotKey, readLaunchSnapshot, saveLaunchSnapshot,
+} from "./launch-snapshot.js";
+import { GATEWAY_OWNER, planLaunch } from "./manifests.js";
+import { namespacedName, serverPrefix } from "./names.js";
+import type { OpenApiUpstream } from "./openapi-upstream.js";
+import { toolFilter } from "./tool-filter.js";
+import { Upstream } from "./upstream.js";
+import { redactor, resolveServerConfig } from "./variables.js";
+
+/** Where a namespaced tool really lives. */
+export interface Route {
+  server: string;
+  tool: string;
+  definition: McpTool;
+}
+
+/** Called after the tools of `server` were replaced (so surfaces can refresh what their sessions see). */
+export type ServerToolsChanged = (server: string) => void;
+
+export class UpstreamRegistry {
+  readonly index: ToolIndex;
+  readonly upstreams = new Map<string, Upstream>();
+  /** REST APIs from the configuration's `openapi` block, called over HTTP. */
+  readonly openApis = new Map<string, OpenApiUpstream>();
+  readonly log: (line: string) => void;
+  /** Namespaced names of the `alwaysLoad` tools, in configuration order. */
+  readonly alwaysLoaded: string[] = [];
+  private readonly options: GatewayOptions;
+  private readonly onToolsChanged: ServerToolsChanged;
+  private readonly routes = new Map<string, Route>();
+  private readonly namesByServer = new Map<string, string[]>();
+  private firstAttempts: Promise<void> = Promise.resolve();
+  private savingSnapshot: Promise<void> = Promise.resolve();
+
+  constructor(options: GatewayOptions, onToolsChanged: ServerToolsChanged) {
+    this.options = options;
+    this.onToolsChanged = onToolsChanged;
+    this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.index = options.catalog ?? new ToolIndex();
+  }
+
+  /**
+   * Starts the upstreams it must (all with `eager` or without a manifest store; otherwise only those without a
+   * matching manifest); resolves when each of those has made its first attempt, unless `waitForUpstreams` is false.
+   */
+  async start(): Promise<void> {
+    const options = this.options;
+    // First, so that a bad document or a missing credential stops the start before any child process runs.
+    await this.startOpenApis(Object.entries(options.config?.openapi ?? {}));
+    const servers = Object.entries(options.config?.mcpServers ?? {});
+    for (const [name, config] of servers) this.upstreams.set(name, this.createUpstream(name, config));
+    for (const [name, config] of servers) this.alwaysLoaded.push(...(config.alwaysLoad ?? []).map((tool) => namespacedName(name, tool)));
+    const toStart = await this.serversToStart(servers);
+    this.firstAttempts = Promise.all(toStart.map((name) => this.upstreams.get(name)!.start())).then(() => undefined);
+    if (options.waitForUpstreams ?? true) await this.firstAttempts;
+  }
+
+  /** Resolves once every upstream started at launch has made its first connection attempt (ready or failed). */
+  whenStarted(): Promise<void> {
+    return this.firstAttempts;
+  }
+
+  /** Where a namespaced tool lives (undefined for static catalog tools and unknown names). */
+  route(name: string): Route | undefined {
+    return this.routes.get(name);
+  }
+
+  /** The MCP server or OpenAPI source that runs a route's tool. */
+  runnerOf(route: Route): Pick<Upstream, "callTool"> {
+    return this.upstreams.get(route.server) ?? this.openApis.get(route.server)!;
+  }
+
+  /** When `name` belongs to a server that is down, says so (a server stopped while idle is not down: calls start it). */
+  outageFor(name: string): string | undefined {
+    for (const upstream of this.upstreams.values()) {
+      if (upstream.state !== "ready" && upstream.state !== "stopped" && name.startsWith(serverPrefix(upstream.name))) {
+        return `${name} cannot be used now: ${upstream.describeOutage()}. Its tools come back when it does; try again later.`;
+      }
+    }
+    return undefined;
+  }
+
+  /** Stops every upstream (stdio children are terminated), after the launch snapshot being saved is written. */
+  async close(): Promise<void> {
+    await this.savingSnapshot;
+    await Promise.all([...this.upstreams.values()].map((u) => u.close()));
+  }
+
+  /** Reads each API's document and indexes its operations. */
+  private async startOpenApis(apis: [string, OpenApiSourceConfig][]): Promise<void> {
+    if (!apis.length) return;
+    // Loaded only when the configuration has APIs: the OpenAPI parser weighs more than the rest of the gateway.
+    const { OpenApiUpstream } = await import("./openapi-upstream.js");
+    for (const [name, config] of apis) {
+      const api = new OpenApiUpstream(name, config, (server, tools) => this.setServerTools(server, tools), { log: this.log, callTimeoutMs: this.options.upstream?.callTimeoutMs });
+      this.openApis.set(name, api);
+      await api.start();
+    }
+  }
+
+  private createUpstream(name: string, written: ServerConfig): Upstream {
+    const { config, secrets } = resolveServerConfig(written, this.options.environment ?? process.env);
+    const hash = configHash(written);
+    const options = { log: this.log, ...this.options.upstream, redact: redactor(secrets) };
+    return new Upstream(name, config, (server, tools, source) => {
+      this.setServerTools(server, tools);
+      if (source === "listed") this.saveManifest(server, hash, tools);
+    }, options);
+  }
+
+  /** Which servers start at launch; the others become searchable from their manifests now. */
+  private async serversToStart(servers: [string, ServerConfig][]): Promise<string[]> {
+    const store = this.options.manifests;
+    if (this.options.eager || !store) return servers.map(([name]) => name);
+    const hashes = Object.fromEntries(servers.map(([name, config]) => [name, configHash(config)]));
+    const plan = await planLaunch(store, this.owner, hashes);
+    // In configuration order, whatever order the store answered in: the first server to claim a name keeps it.
+    const known = servers.filter(([name]) => plan.known.has(name)).map(([name, config]): KnownServer => [name, hashes[name], plan.known.get(name)!, { tools: config.tools, alwaysLoad: config.alwaysLoad }]);
+    await this.indexKnown(known);
+    for (const server of plan.invalidated) this.log(`toolsearch mcp: upstream "${server}" has a changed configuration: its manifest was dropped and it starts now`);
+    if (plan.known.size) this.log(`toolsearch mcp: ${plan.known.size} upstream${plan.known.size === 1 ? "" : "s"} searchable from manifests, not started`);
+    return plan.unknown;
+  }
+
+  /**
+   * Indexes the tools of the servers known from manifests: from the launch snapshot when it was taken from these
+   * same manifests (launch-snapshot.ts), else tool by tool, and then a new snapshot is stored for the next launch.
+   */
+  private async indexKnown(known: KnownServer[]): Promise<void> {
+    const store = this.options.manifests;
+    // A static catalog shares the index, and the snapshot holds the manifests' tools only.
+    const snapshots = store && hasSettings(store) && this.index.size === 0 && known.length ? store : undefined;
+    const key = snapshots ? launchKey(this.owner, known) : "";
+    const setting = launchSnapshotKey(this.owner, known);
+    const saved = snapshots ? await readLaunchSnapshot(snapshots, setting, key).catch(() => undefined) : undefined;
+    if (saved && this.restoreKnown(known, saved)) return;
+    const indexed: Record<string, number[]> = {};
+    const notes: string[] = [];
+    const note = (line: string) => {
+      notes.push(line);
+      this.log(line);
+    };
+    for (const [server, , tools] of known) indexed[server] = this.setServerTools(server, tools as McpTool[], note);
+    if (!snapshots) return;
+    const snapshot = { bytes: this.index.snapshot(), indexed, notes };
+    // Not awaited: the first answer need not wait for it; `close` does, so the store is not closed under it.
+    this.savingSnapshot = saveLaunchSnapshot(snapshots, this.owner, setting, key, snapshot).catch((error: unknown) => {
+      this.log(`toolsearch mcp: could not save the launch snapshot: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+
+  /** Loads a launch snapshot and routes the tools it indexed; false (index left empty) when it cannot be loaded. */
+  private restoreKnown(known: KnownServer[], saved: LaunchSnapshot): boolean {
+    try {
+      this.index.loadSnapshot(saved.bytes);
+    } catch (error) {
+      if (error instanceof ToolsearchError && error.code === "snapshot_invalid") return false;
+      throw error;
+    }
+    for (const [server, , tools] of known) {
+      const names: string[] = [];
+      for (const position of saved.indexed[server] ?? []) {
+        const tool = tools[position] as McpTool;
+        const name = namespacedName(server, tool.name);
+        this.routes.set(name, { server, tool: tool.name, definition: { ...tool, name } });
+        names.push(name);
+      }
+      this.namesByServer.set(server, names);
+    }
+    for (const line of saved.notes) this.log(line);
+    return true;
+  }
+
+  private get owner(): string {
+    return this.options.owner ?? GATEWAY_OWNER;
+  }
+
+  private saveManifest(server: string, hash: string, tools: McpTool[]): void {
+    this.options.manifests?.putManifest({ owner: this.owner, server, configHash: hash, tools }).catch((error: unknown) => {
+      this.log(`toolsearch mcp: could not save the manifest of "${server}": ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+
+  /**
+   * Replaces the indexed tools of one server (called on connect, `list_changed`, and with [] when it goes down);
+   * returns the positions in `tools` of those indexed. What it skips is told to `note`.
+   */
+  private setServerTools(server: string, tools: McpTool[], note = this.log): number[] {
+    for (const name of this.namesByServer.get(server) ?? []) {
+      this.index.remove(name);
+      this.routes.delete(name);
+    }
+    const names: string[] = [];
+    const config = this.options.config?.mcpServers[server];
+    const keep = toolFilter(config?.tools);
+    const indexed: number[] = [];
+    for (const [position, tool] of tools.entries()) {
+      if (!keep(tool.name)) continue;
+      const name = namespacedName(server, tool.name);
+      if (this.index.get(name)) {
+        note(`toolsearch mcp: skipped ${server}/${tool.name}: the name ${name} is already taken`);
+        continue;
+      }
+      try {
+        this.index.add({ ...tool, name, category: server });
+      } catch (error) {
+        const code = error instanceof ToolsearchError ? ` (${error.code})` : "";
+        note(`toolsearch mcp: skipped ${server}/${tool.name}${code}: ${(error as Error).message}`);
+        continue;
+      }
+      this.routes.set(name, { server, tool: tool.name, definition: { ...tool, name } });
+      names.push(name);
+      indexed.push(position);
+    }
+    this.namesByServer.set(server, names);
+    const unlisted = (config?.alwaysLoad ?? []).filter((tool) => !this.routes.has(namespacedName(server, tool)));
+    if (tools.length && unlisted.length) note(`toolsearch mcp: alwaysLoad of "${server}" names tools it does not offer (or that tools.allow/deny hide): ${unlisted.join(", ")}`);
+    this.onToolsChanged(server);
+    return indexed;
+  }
+}

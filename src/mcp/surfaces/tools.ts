@@ -1,0 +1,225 @@
+/**
+ * The gateway's tools surface: `tools/list` and `tools/call` of every session. The client sees the meta-tools
+ * (`search_tools`, `describe_tool`, `call_tool`, and `search_docs`/`read_doc` when documents are configured), each
+ * server's `alwaysLoad` tools, and with `exposeFound` the upstream tools that session's own searches found.
+ */
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import type { AnthropicTool } from "../../catalog/tool.js";
+import { ToolsearchError } from "../../errors.js";
+import { InputValidator } from "../../execution/validate-input.js";
+import type { ToolSearchOptions } from "../../indexes/tool-index-options.js";
+import { handleDocsTool } from "../../metatools/docs-tools.js";
+import { MAX_SELECT_NAMES, parseSelect, resolveSelect, unknownNamesNote } from "../../metatools/select.js";
+import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, noToolGuidance } from "../../metatools/tool-search.js";
+import type { GatewayOptions } from "../gateway.js";
+import { CALL_TOOL, DESCRIBE_TOOL, gatewayToolDefinitions, SEARCH_TOOLS } from "../meta-tools.js";
+import { serverPrefix } from "../names.js";
+import type { UpstreamRegistry } from "../registry.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "../sdk.js";
+import { type GatewaySession, notifyToolsChanged, type Sessions } from "../sessions.js";
+import type { Surface } from "./surface.js";
+
+export class ToolsSurface implements Surface {
+  readonly capabilities = { tools: { listChanged: true } };
+  private readonly registry: UpstreamRegistry;
+  private readonly sessions: Sessions;
+  private readonly options: Pick<GatewayOptions, "docs" | "exposeFound">;
+  private readonly validator = new InputValidator();
+
+  constructor(registry: UpstreamRegistry, sessions: Sessions, options: Pick<GatewayOptions, "docs" | "exposeFound">) {
+    this.registry = registry;
+    this.sessions = sessions;
+    this.options = options;
+  }
+
+  register(session: GatewaySession): void {
+    const { server } = session;
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listTools(session) }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => this.callTool(request.params.name, request.params.arguments ?? {}, session));
+  }
+
+  /**
+   * Takes over a session from another gateway's tools surface: exposed tools this registry lacks are dropped, the
+   * others get this registry's definitions, and the session is notified when its list differs from `before`.
+   */
+  adopt(session: GatewaySession, before: McpTool[]): void {
+    for (const name of [...session.exposed.keys()]) {
+      const route = this.registry.route(name);
+      if (route) session.exposed.set(name, route.definition);
+      else session.exposed.delete(name);
+    }
+    if (JSON.stringify(this.listTools(session)) !== JSON.stringify(before)) notifyToolsChanged(session);
+  }
+
+  /** The tools the gateway lists: its meta-tools, the `alwaysLoad` tools, then the tools `session` exposed so far. */
+  listTools(session?: GatewaySession): McpTool[] {
+    const meta = gatewayToolDefinitions({ docs: this.options.docs !== undefined }).map(toMcpTool);
+    const alwaysLoaded = this.registry.alwaysLoaded;
+    const always = alwaysLoaded.flatMap((name) => this.registry.route(name)?.definition ?? []);
+    const exposed = [...(session?.exposed.values() ?? [])].filter((tool) => !alwaysLoaded.includes(tool.name));
+    return [...meta, ...always, ...exposed];
+  }
+
+  /** Runs one of the gateway's tools (a meta-tool, or an upstream tool listed to `session`, by its namespaced name). */
+  async callTool(name: string, args: Record<string, unknown>, session?: GatewaySession): Promise<CallToolResult> {
+    // The first search must see every server that can start, not an empty index.
+    await this.registry.whenStarted();
+    try {
+      switch (name) {
+        case SEARCH_TOOLS:
+          return await this.searchTools(args, session);
+        case DESCRIBE_TOOL:
+          return await this.describeTool(args);
+        case CALL_TOOL:
+          return await this.proxyCall(args.name, args.arguments);
+      }
+      if (this.options.docs) {
+        const result = await handleDocsTool(this.options.docs, name, args);
+        if (result) return { content: typeof result.content === "string" ? [text(result.content)] : result.content.map((b) => (b.type === "text" ? b : text(JSON.stringify(b)))), isError: result.isError };
+      }
+      if (session?.exposed.has(name) || this.registry.alwaysLoaded.includes(name)) return await this.proxyCall(name, args);
+      return failure(`Unknown tool ${JSON.stringify(name)}. This gateway offers ${this.listTools(session).map((t) => t.name).join(", ")}.`);
+    } catch (error) {
+      if (error instanceof ToolsearchError) return failure(error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * In every session, drops exposed tools that are gone and updates the definitions of those that changed. An
+   * `alwaysLoad` tool is in every session's list, so any change to one notifies them all.
+   */
+  refresh(server?: string): void {
+    const alwaysChanged = server !== undefined && this.registry.alwaysLoaded.some((name) => name.startsWith(serverPrefix(server)));
+    for (const session of this.sessions) {
+      let changed = alwaysChanged;
+      for (const [name, definition] of [...session.exposed]) {
+        const route = this.registry.route(name);
+        if (!route) changed = session.exposed.delete(name) || changed;
+        else if (route.definition !== definition) {
+          session.exposed.set(name, route.definition);
+          changed = true;
+        }
+      }
+      if (changed) notifyToolsChanged(session);
+    }
+  }
+
+  private async searchTools(args: Record<string, unknown>, session?: GatewaySession): Promise<CallToolResult> {
+    const engine = args.engine === undefined ? "bm25" : args.engine;
+    const field = engine === "regex" ? "pattern or query" : "query";
+    const query = typeof args.query === "string" ? args.query.trim() : "";
+    if (!query) return failure(`${SEARCH_TOOLS} needs a query, e.g. {"query": "write file"} (with engine "regex", a pattern such as "file|directory").`);
+    const limit = args.limit === undefined ? DEFAULT_SEARCH_RESULTS : args.limit;
+    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_RESULTS) {
+      return failure(`limit must be a whole number from 1 to ${MAX_SEARCH_RESULTS} (got ${JSON.stringify(args.limit)}).`);
+    }
+    if (typeof engine !== "string") return failure(`engine must be a string such as "bm25" or "regex".`);
+    const selected = parseSelect(query);
+    if (selected) return this.selectTools(selected, session);
+    const index = this.registry.index;
+    let hits;
+    try {
+      hits = await index.search(query, { engine: engine as ToolSearchOptions["engine"], limit });
+    } catch (error) {
+      if (error instanceof ToolsearchError) return failure(`${error.message} Fix the ${field} and search again.`);
+      throw error;
+    }
+    if (hits.length === 0) return { content: [text(noToolGuidance(index, query, engine === "regex" ? "regex" : "bm25"))] };
+    return this.foundTools(hits, session);
+  }
+
+  /** `select:a,b`: exactly the named tools; unknown names come back with their closest names. */
+  private selectTools(names: string[], session?: GatewaySession): CallToolResult {
+    if (names.length === 0 || names.length > MAX_SELECT_NAMES) return failure(`A select query names the tools to load, e.g. "select:filesystem__read_text_file" (at most ${MAX_SELECT_NAMES} names).`);
+    const index = this.registry.index;
+    const selection = resolveSelect(names, index.names());
+    const note = unknownNamesNote(selection);
+    if (selection.found.length === 0) return { content: [text(`${note} Search by keywords if none of these is what you need.`)] };
+    return this.foundTools(selection.found.map((name) => ({ name, description: index.get(name)!.description })), session, note);
+  }
+
+  private foundTools(found: { name: string; description: string }[], session?: GatewaySession, note = ""): CallToolResult {
+    const results = found.map(({ name, description }) => {
+      const tool = this.registry.index.get(name)!;
+      const route = this.registry.route(name);
+      return {
+        name,
+        description,
+        ...(route ? { server: route.server } : { server: null }),
+        inputSchema: tool.inputSchema,
+      };
+    });
+    if (this.options.exposeFound && session) this.expose(session, results.map((r) => r.name));
+    const how = this.options.exposeFound
+      ? `Call one with ${CALL_TOOL} {"name", "arguments"}, or directly: the upstream tools found are now in your tool list.`
+      : `Call one with ${CALL_TOOL} {"name": <name>, "arguments": {…}} matching its inputSchema.`;
+    return { content: [text(JSON.stringify({ results, ...(note ? { unknown: note } : {}), next: how }))] };
+  }
+
+  /** Adds found tools to the tool list of the session that searched (and only to it). */
+  private expose(session: GatewaySession, names: string[]): void {
+    let added = false;
+    for (const name of names) {
+      const route = this.registry.route(name);
+      if (!route || session.exposed.has(name)) continue;
+      session.exposed.set(name, route.definition);
+      added = true;
+    }
+    if (added) notifyToolsChanged(session);
+  }
+
+  private async describeTool(args: Record<string, unknown>): Promise<CallToolResult> {
+    const name = typeof args.name === "string" ? args.name.trim() : "";
+    if (!name) return failure(`${DESCRIBE_TOOL} needs a name from ${SEARCH_TOOLS} results, e.g. {"name": "filesystem__read_text_file"}.`);
+    const tool = this.registry.index.get(name);
+    if (!tool) return failure(this.registry.outageFor(name) ?? this.unknownTool(name));
+    const route = this.registry.route(name);
+    const definition = route
+      ? { ...route.definition, server: route.server }
+      : { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, server: null };
+    return { content: [text(JSON.stringify(definition))] };
+  }
+
+  /** `call_tool`: validates the arguments against the upstream tool's schema, then proxies the call. */
+  private async proxyCall(rawName: unknown, rawArguments: unknown): Promise<CallToolResult> {
+    if (typeof rawName !== "string" || !rawName.trim()) {
+      return failure(`${CALL_TOOL} needs "name": a tool name from ${SEARCH_TOOLS} results, and "arguments": an object matching its inputSchema.`);
+    }
+    const name = rawName.trim();
+    const route = this.registry.route(name);
+    if (!route) return failure(this.whyNotCallable(name));
+    const check = this.validator.validate(name, route.definition.inputSchema as Record<string, unknown>, rawArguments ?? {});
+    if (!check.ok) return failure(check.message.replace(`call ${name} again`, `call ${CALL_TOOL} again`));
+    try {
+      return await this.registry.runnerOf(route).callTool(route.tool, check.input);
+    } catch (error) {
+      if (error instanceof McpError) return failure(`upstream server "${route.server}" refused ${route.tool}: ${error.message}`);
+      throw error;
+    }
+  }
+
+  private whyNotCallable(name: string): string {
+    if (name === SEARCH_TOOLS || name === DESCRIBE_TOOL || name === CALL_TOOL) return `${name} is one of the gateway's own tools: call it directly, not through ${CALL_TOOL}.`;
+    if (this.registry.index.get(name)) return `${name} is in the static catalog only: no connected MCP server runs it, so it cannot be called here.`;
+    return this.registry.outageFor(name) ?? this.unknownTool(name);
+  }
+
+  private unknownTool(name: string): string {
+    const near = this.registry.index.closestNames(name);
+    const hint = near.length ? ` Did you mean: ${near.join(", ")}?` : "";
+    return `Unknown tool ${JSON.stringify(name)}.${hint} Use ${SEARCH_TOOLS} to find tools and pass a name exactly as it returns it.`;
+  }
+}
+
+function toMcpTool(tool: AnthropicTool): McpTool {
+  return { name: tool.name, description: tool.description, inputSchema: tool.input_schema as McpTool["inputSchema"] };
+}
+
+function text(value: string): { type: "text"; text: string } {
+  return { type: "text", text: value };
+}
+
+function failure(message: string): CallToolResult {
+  return { content: [text(message)], isError: true };
+}
