@@ -27,6 +27,8 @@ export interface ServerControls {
   tools?: ToolSelection;
   /** Tool names (the server's own) listed directly in the gateway's `tools/list`, next to its meta-tools. */
   alwaysLoad?: string[];
+  /** `"new-tools"`: tools the server adds after it was first seen are served at once, not held for review. */
+  trust?: "new-tools";
 }
 
 /** An upstream started as a child process and spoken to over stdio. */
@@ -62,6 +64,7 @@ const globList = { type: "array", items: { type: "string", minLength: 1 } };
 const controls = {
   tools: { type: "object", properties: { allow: globList, deny: globList }, additionalProperties: false },
   alwaysLoad: { type: "array", items: { type: "string", minLength: 1 } },
+  trust: { enum: ["new-tools"] },
 };
 
 const stdioSchema = {

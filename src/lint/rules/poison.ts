@@ -69,6 +69,7 @@ const HIDDEN_BLOCKS: Pattern[] = [
 const DIRECTIVES: Pattern[] = [
   { what: "an order to ignore earlier instructions", re: /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|preceding|other|original|system)\s+(instructions?|prompts?|rules|directions|guidelines|messages)\b/i },
   { what: "an order to keep something from the user", re: /\b(do\s+not|don'?t|never|without)\s+(tell(ing)?|inform(ing)?|mention(ing)?|reveal(ing)?|notify(ing)?|alert(ing)?|show(ing)?|disclos(e|ing)|let(ting)?)\s+(this\s+|it\s+|anything\s+)?(to\s+)?(the\s+)?(user|human)s?\b/i },
+  { what: "an order to keep something quiet", re: /\b(do\s+not|don'?t|never)\s+(mention|reveal|disclose|report)\s+(this|that|these|it)\s*([.;,!)<]|$|\bto\b)/i },
   { what: "an order to keep something from the user", re: /\b(the\s+)?user\s+(must|should|need)\s*(not|n'?t)\s+(know|see|be\s+told|find\s+out|notice)\b/i },
   { what: "an order that comes before every other tool", re: /\bbefore\s+(calling|using|invoking|running|executing)\s+(any|all|every|each)\s+(other\s+)?(tools?|functions?)\b/i },
   { what: "an order about other tools", re: /\b(when(ever)?|each\s+time|every\s+time)\s+(you\s+)?(call|use|invoke)s?\s+(any|all|every|each|another)\s+(other\s+)?(tools?|servers?|functions?)\b/i },
