@@ -26,6 +26,7 @@ import { collectionRoutes } from "./routes/collections.js";
 import { healthRoutes } from "./routes/health.js";
 import { itemRoutes } from "./routes/items.js";
 import { mcpRoutes } from "./routes/mcp.js";
+import { reviewRoutes } from "./routes/review.js";
 import { searchRoutes } from "./routes/search.js";
 
 /** Options of the service; every limit has a production default. */
@@ -93,6 +94,7 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
   await app.register(itemRoutes, { collections });
   await app.register(batchRoutes, { collections });
   await app.register(searchRoutes, { collections, timeoutMs });
+  await app.register(reviewRoutes, { collections });
   await app.register(mcpRoutes, { collections, ...options.mcp, loopbackOnly: options.loopbackOnly });
   await app.register(explainEvalRoutes, { collections, timeoutMs });
   await app.register(options.consolePlugin ?? webConsole);

@@ -7,6 +7,7 @@
  * definitionDiff(pinned, held).description; // [{op:"same",text:"Adds two numbers."},{op:"added",text:" <IMPORTANT>…"}]
  * ```
  */
+import type { HeldTool } from "./pin-book.js";
 
 /** One run of a diff: text both versions share, or text only the held (`added`) or only the pinned (`removed`) has. */
 export interface DiffPart {
@@ -98,4 +99,9 @@ export function renderDiffText(diff: DefinitionDiff): string[] {
     return visible(p.text.replace(/\n$/, "")).split("\n").map((line) => `    ${mark}${line}`);
   });
   return [`  description: ${description}`, ...(schema.length ? ["  input schema:", ...schema] : ["  input schema: unchanged"])];
+}
+
+/** A held tool with its diff, as the JSON outputs (CLI and service) give it. */
+export function reviewEntry(tool: HeldTool): HeldTool & { diff: DefinitionDiff } {
+  return { ...tool, diff: definitionDiff(tool.pinned, tool.held) };
 }

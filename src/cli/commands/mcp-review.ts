@@ -7,7 +7,7 @@
 import type { Command } from "commander";
 import { GATEWAY_OWNER } from "../../mcp/manifests.js";
 import { defaultStorePath, openStore } from "../../store/open.js";
-import { definitionDiff, renderDiffText, visible } from "../../trust/diff.js";
+import { definitionDiff, renderDiffText, reviewEntry, visible } from "../../trust/diff.js";
 import { type HeldTool, PinBook } from "../../trust/pin-book.js";
 import { printJson, printLines, UsageError } from "../output.js";
 
@@ -43,11 +43,6 @@ export function registerMcpReview(mcp: Command): void {
         await store.close();
       }
     });
-}
-
-/** A held tool with its diff, as the JSON outputs (CLI and service) give it. */
-export function reviewEntry(tool: HeldTool): HeldTool & { diff: ReturnType<typeof definitionDiff> } {
-  return { ...tool, diff: definitionDiff(tool.pinned, tool.held) };
 }
 
 function reviewLines(held: HeldTool[], flags: ReviewFlags): string[] {

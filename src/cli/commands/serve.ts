@@ -1,6 +1,6 @@
 /**
  * `toolsearch serve [--store PATH|postgres://…] [--host H] [--port N] [--catalog FILE]… [--docs PATH]…
- * [--mcp-config FILE]… [--no-auth] [--session-idle S] [--max-sessions N] [--idle-stop S] [--expose-found]
+ * [--mcp-config FILE]… [--no-auth] [--session-idle S] [--max-sessions N] [--idle-stop S] [--expose-found] [--trust-updates]
  * [--pg-pool-size N]`: the service of SPEC §9 (its MCP sessions and upstreams behave as the gateway's, SPEC §11). Prints `listening on URL` on stdout once it accepts
  * connections; SIGTERM or SIGINT stop it gracefully (requests in flight finish, then the store closes).
  */
@@ -38,6 +38,7 @@ interface ServeFlags {
   maxSessions: number;
   idleStop: number;
   exposeFound?: boolean;
+  trustUpdates?: boolean;
   pgPoolSize?: number;
 }
 
@@ -69,6 +70,7 @@ export function registerServe(program: Command): void {
     .option("--max-sessions <n>", "most MCP sessions open at once (one more gets HTTP 503)", parseInteger("--max-sessions", 1, 10_000_000), DEFAULT_MAX_SESSIONS)
     .option("--idle-stop <seconds>", "stop an upstream server of an mcp collection after this long without a call; 0 = never", parseInteger("--idle-stop", 0, 31_536_000), DEFAULT_IDLE_STOP_SECONDS)
     .option("--expose-found", "add the upstream tools a session's searches find to that session's MCP tool list")
+    .option("--trust-updates", "mcp collections serve changed upstream tool definitions at once instead of holding them for review")
     .option("--pg-pool-size <n>", "connections per replica in the PostgreSQL pool (default $TOOLSEARCH_PG_POOL_SIZE, else 10)", parseInteger("--pg-pool-size", 1, MAX_POOL_SIZE))
     .action(async (flags: ServeFlags) => serve(flags));
 }
@@ -101,7 +103,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     apiKey: process.env.TOOLSEARCH_EMBEDDING_KEY ?? process.env.OPENAI_API_KEY,
   });
   const embedder = new Embedder(provider, { cache: store });
-  const collections = new Collections(store, { embedder, exposeFound: flags.exposeFound, upstream: { idleStopMs: flags.idleStop * 1000 } });
+  const collections = new Collections(store, { embedder, exposeFound: flags.exposeFound, trustUpdates: flags.trustUpdates, upstream: { idleStopMs: flags.idleStop * 1000 } });
   try {
     const seeded = await seedCollections(store, { catalogs: flags.catalog, docs: flags.docs, mcpConfigs: flags.mcpConfig });
     for (const name of seeded.kept) note(`collection ${name} is already in the store; kept it (the file was not reloaded)`);
