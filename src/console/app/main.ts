@@ -11,6 +11,7 @@ import { collectionsPage } from "./pages/collections.js";
 import { evalPage } from "./pages/eval.js";
 import { itemPage } from "./pages/item.js";
 import { lintPage } from "./pages/lint.js";
+import { reviewPage } from "./pages/review.js";
 import { searchPage } from "./pages/search.js";
 
 import type { PageContext } from "./ui.js";
@@ -23,7 +24,7 @@ fill(app, h("a", { href: "#main", class: "skip" }, "Skip to content"), h("header
 let collections: CollectionSummary[] | undefined;
 let cleanup: (() => void) | undefined;
 
-/** Routes: `#/`, `#/c/NAME/search?q=…`, `#/c/NAME/item/ID`, `#/c/NAME/lint`, `#/c/NAME/eval`. */
+/** Routes: `#/`, `#/c/NAME/search?q=…`, `#/c/NAME/item/ID`, `#/c/NAME/lint`, `#/c/NAME/eval`, `#/c/NAME/review` (mcp). */
 async function route(): Promise<void> {
   cleanup?.();
   cleanup = undefined;
@@ -51,6 +52,7 @@ async function route(): Promise<void> {
     else if (page === "item") cleanup = itemPage(context);
     else if (page === "lint") cleanup = lintPage(context);
     else if (page === "eval") cleanup = evalPage(context);
+    else if (page === "review" && collection.kind === "mcp") cleanup = reviewPage(context);
     else showError(new ApiError(404, "not_found", `No page ${JSON.stringify(page)}.`));
   } catch (error) {
     showError(error);
@@ -67,6 +69,7 @@ function drawNav(collection: CollectionSummary | undefined, page: string | undef
       link(`${c}/search`, "Search", page === "search" || page === undefined),
       collection.kind !== "docs" ? link(`${c}/lint`, "Lint", page === "lint") : null,
       link(`${c}/eval`, "Eval", page === "eval"),
+      collection.kind === "mcp" ? link(`${c}/review`, "Review", page === "review") : null,
     ] : null,
     session.key() ? h("button", { type: "button", class: "signout", onclick: signOut }, "Forget key") : null);
 }
