@@ -179,9 +179,9 @@ export class UpstreamRegistry {
   private async indexKnown(known: KnownServer[]): Promise<void> {
     const store = this.options.manifests;
     // A static catalog shares the index, and the snapshot holds the manifests' tools only.
-    // Pins decide what is served of the manifests' tools, and they change with every review: no snapshot then.
-    const snapshots = store && hasSettings(store) && this.index.size === 0 && known.length && !this.pinBook ? store : undefined;
-    const key = snapshots ? launchKey(this.owner, known) : "";
+    const snapshots = store && hasSettings(store) && this.index.size === 0 && known.length ? store : undefined;
+    // Pins decide what is served of the manifests' tools: a snapshot is only good for the pins it was taken with.
+    const key = snapshots ? launchKey(this.owner, known) + (this.pinBook ? `:${this.pinBook.digest()}` : "") : "";
     const setting = launchSnapshotKey(this.owner, known);
     const saved = snapshots ? await readLaunchSnapshot(snapshots, setting, key).catch(() => undefined) : undefined;
     if (saved && this.restoreKnown(known, saved)) return;
@@ -208,8 +208,9 @@ export class UpstreamRegistry {
       if (error instanceof ToolsearchError && error.code === "snapshot_invalid") return false;
       throw error;
     }
-    for (const [server, , tools] of known) {
+    for (const [server, , listed] of known) {
       const names: string[] = [];
+      const tools = this.pinBook ? this.pinnedTools(server, listed as McpTool[]) : listed;
       for (const position of saved.indexed[server] ?? []) {
         const tool = tools[position] as McpTool;
         const name = namespacedName(server, tool.name);
@@ -236,15 +237,18 @@ export class UpstreamRegistry {
    * Replaces the indexed tools of one server (called on connect, `list_changed`, and with [] when it goes down);
    * returns the positions in `tools` of those indexed. What it skips is told to `note`.
    */
+  /** What the pins let through of a server's listing (its allow/deny filter first); remembered for later decisions. */
+  private pinnedTools(server: string, listed: McpTool[]): McpTool[] {
+    const keep = toolFilter(this.options.config?.mcpServers[server]?.tools);
+    this.listed.set(server, listed);
+    return this.pinBook!.apply(server, listed.filter((tool) => keep(tool.name)));
+  }
+
   private setServerTools(server: string, listed: McpTool[], note = this.log): number[] {
     const config = this.options.config?.mcpServers[server];
     const keep = toolFilter(config?.tools);
-    let tools = listed;
-    // An empty list means the server went down: its pins stay as they are.
-    if (this.pinBook && listed.length) {
-      this.listed.set(server, listed);
-      tools = this.pinBook.apply(server, listed.filter((tool) => keep(tool.name)));
-    }
+    // An empty list means the server went down: its pins stay as they are. Positions are then in the served list.
+    const tools = this.pinBook && listed.length ? this.pinnedTools(server, listed) : listed;
     for (const name of this.namesByServer.get(server) ?? []) {
       this.index.remove(name);
       this.routes.delete(name);

@@ -9,6 +9,7 @@
  * await book.decide({ approve: ["math__add"] });
  * ```
  */
+import { createHash } from "node:crypto";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolsearchError } from "../errors.js";
 import type { HoldReason, PinRecord, Store } from "../store/types.js";
@@ -147,9 +148,38 @@ export class PinBook {
     return [...new Set(pins.map((p) => p.server))];
   }
 
+  /** A digest of every pin's state: equal digests serve the same definitions of the same listings. */
+  digest(): string {
+    const hash = createHash("sha256");
+    for (const [server, pins] of [...this.byServer].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      for (const pin of [...pins.values()].sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0))) {
+        const digestOf = (tool: unknown) => (tool === undefined ? "" : definitionDigest(tool));
+        hash.update(JSON.stringify([server, pin.tool, digestOf(pin.pinned), digestOf(pin.held), pin.reason ?? "", pin.rejected ?? ""]));
+      }
+    }
+    return hash.digest("hex");
+  }
+
   /** Resolves once every background write so far has been attempted. */
   whenSaved(): Promise<void> {
     return this.saving;
+  }
+
+  /**
+   * Writes held changes unless the store already decided them: another replica (or `toolsearch mcp review`) may have
+   * approved or rejected that very definition since this one read its pins, and a decision must not be undone.
+   */
+  private async putFresh(updates: Pin[]): Promise<void> {
+    const stored = new Map((await this.store.listPins(this.owner)).map((pin) => [`${pin.server}\u0000${pin.tool}`, pin]));
+    const fresh = updates.filter((update) => {
+      const current = stored.get(`${update.server}\u0000${update.tool}`);
+      if (!update.held || !current) return true;
+      const held = definitionDigest(update.held);
+      const decided = (current.pinned !== undefined && definitionDigest(current.pinned) === held) || current.rejected === held;
+      if (decided) this.pinsOf(update.server).set(update.tool, current);
+      return !decided;
+    });
+    await this.store.putPins(fresh);
   }
 
   private remember(pin: Pin): void {
@@ -159,7 +189,7 @@ export class PinBook {
   private save(updates: Pin[]): void {
     if (!updates.length) return;
     // Chained, so writes land in the order the listings came.
-    this.saving = this.saving.then(() => this.store.putPins(updates)).catch((error: unknown) => {
+    this.saving = this.saving.then(() => this.putFresh(updates)).catch((error: unknown) => {
       this.log(`toolsearch mcp: could not save pinned definitions: ${error instanceof Error ? error.message : String(error)}`);
     });
   }
