@@ -42,6 +42,11 @@ function descriptionPassages(tool: LintTool): Passage[] {
   return tool.description ? [{ where: "description", text: tool.description }] : [];
 }
 
+/** The description and every schema string: where orders to the model can hide. */
+function textPassages(tool: LintTool): Passage[] {
+  return [...descriptionPassages(tool), ...schemaPassages(tool.schema)];
+}
+
 function allPassages(tool: LintTool): Passage[] {
   const name = tool.name ? [{ where: "name", text: tool.name }] : [];
   return [...name, ...descriptionPassages(tool), ...schemaPassages(tool.schema)];
@@ -122,18 +127,24 @@ function exfiltrationOrder(text: string, params: string[] = []): string | undefi
   return undefined;
 }
 
+/** One message per passage that `check` finds something in (the passage's location, then what was found). */
+function scan(passages: Passage[], check: (text: string, where: string) => string | undefined): string[] {
+  return passages.flatMap(({ where, text }) => {
+    const found = check(text, where);
+    return found ? [`${where} ${found}`] : [];
+  });
+}
+
 export const poisonHiddenBlock: LintRule = {
   id: "poison/hidden-block",
   severity: "error",
   rationale: "Tags like <IMPORTANT> or <system> and chat-template markers set text apart as orders to the model; a tool description has no reason to use them.",
   fix: "Remove the tag and say plainly what the tool does; instructions for the model do not belong in a tool definition.",
   checkTool(tool) {
-    const out: string[] = [];
-    for (const { where, text } of allPassages(tool)) {
+    return scan(allPassages(tool), (text) => {
       const hit = firstHit(HIDDEN_BLOCKS, text);
-      if (hit) out.push(`${where} contains ${hit.what}: ${quote(hit.match)}`);
-    }
-    return out;
+      return hit && `contains ${hit.what}: ${quote(hit.match)}`;
+    });
   },
 };
 
@@ -143,12 +154,10 @@ export const poisonModelDirective: LintRule = {
   rationale: "Orders to the model (ignore previous instructions, keep this from the user, do this before any other tool) are how a tool hijacks an agent.",
   fix: "Describe what the tool does and when to use it; remove orders aimed at the model, the user's view or other tools.",
   checkTool(tool) {
-    const out: string[] = [];
-    for (const { where, text } of [...descriptionPassages(tool), ...schemaPassages(tool.schema)]) {
+    return scan(textPassages(tool), (text) => {
       const hit = firstHit(DIRECTIVES, text);
-      if (hit) out.push(`${where} contains ${hit.what}: ${quote(hit.match)}`);
-    }
-    return out;
+      return hit && `contains ${hit.what}: ${quote(hit.match)}`;
+    });
   },
 };
 
@@ -158,12 +167,11 @@ export const poisonExfiltration: LintRule = {
   rationale: "A definition that asks the model to read key files, credentials or the conversation and put them into a parameter steals them through the call.",
   fix: "Remove the request; a tool that needs a credential should get it from its own configuration, never from the model.",
   checkTool(tool) {
-    const out: string[] = [];
-    for (const { where, text } of [...descriptionPassages(tool), ...schemaPassages(tool.schema)]) {
-      const source = exfiltrationOrder(text, tool.params.map((p) => p.name));
-      if (source) out.push(`${where} asks for ${quote(source)} to be passed along`);
-    }
-    return out;
+    const params = tool.params.map((p) => p.name);
+    return scan(textPassages(tool), (text) => {
+      const source = exfiltrationOrder(text, params);
+      return source && `asks for ${quote(source)} to be passed along`;
+    });
   },
 };
 
@@ -173,16 +181,10 @@ export const poisonSendTo: LintRule = {
   rationale: "An order to send data to a fixed URL, address or path turns any tool call into a leak to a place the user never chose.",
   fix: "Remove the fixed destination; where the tool sends data should be a parameter the user sees.",
   checkTool(tool) {
-    const out: string[] = [];
-    for (const { where, text } of [...descriptionPassages(tool), ...schemaPassages(tool.schema)]) {
-      for (const sentence of sentences(text)) {
-        const m = SEND_TO.exec(sentence);
-        if (!m || SENDS_TO_PARAMETER.test(m[0])) continue;
-        out.push(`${where} sends to a fixed destination: ${quote(m[0])}`);
-        break;
-      }
-    }
-    return out;
+    return scan(textPassages(tool), (text) => {
+      const m = sentences(text).map((sentence) => SEND_TO.exec(sentence)).find((hit) => hit && !SENDS_TO_PARAMETER.test(hit[0]));
+      return m ? `sends to a fixed destination: ${quote(m[0])}` : undefined;
+    });
   },
 };
 
@@ -206,12 +208,10 @@ export const poisonInvisibleUnicode: LintRule = {
   rationale: "Invisible and bidirectional characters show a reviewer one text and the model another, or hide whole instructions.",
   fix: "Remove zero-width, bidirectional-control and tag characters from the name, description and schema.",
   checkTool(tool) {
-    const out: string[] = [];
-    for (const { where, text } of allPassages(tool)) {
+    return scan(allPassages(tool), (text) => {
       const code = invisibleIn(text);
-      if (code) out.push(`${where} contains the invisible character ${code}`);
-    }
-    return out;
+      return code && `contains the invisible character ${code}`;
+    });
   },
 };
 
@@ -226,13 +226,10 @@ export const poisonSchemaInstructions: LintRule = {
   rationale: "A default, enum or example value is data the model copies into a call; orders hidden there reach the model unseen by most reviewers.",
   fix: "Keep defaults, enums and examples to plain values; explain usage in the description.",
   checkTool(tool) {
-    const out: string[] = [];
-    for (const { where, text } of schemaPassages(tool.schema)) {
-      if (!VALUE_KEYS.test(where)) continue;
-      const m = IMPERATIVE_TO_MODEL.exec(text);
-      if (m) out.push(`${where} holds an order to the model: ${quote(m[0])}`);
-    }
-    return out;
+    return scan(schemaPassages(tool.schema), (text, where) => {
+      const m = VALUE_KEYS.test(where) ? IMPERATIVE_TO_MODEL.exec(text) : null;
+      return m ? `holds an order to the model: ${quote(m[0])}` : undefined;
+    });
   },
 };
 
