@@ -28,6 +28,21 @@ export interface PinOptions {
   pinFrom?: Record<string, McpTool[]>;
   /** Where write failures are told (default: stderr). */
   log?: (line: string) => void;
+  /**
+   * Called once per stored review decision: the hook for the audit log (SPEC §16, issue 24 item 4), which records
+   * review decisions. Nothing is wired to it yet; the audit module connects here.
+   */
+  onDecision?: (event: ReviewDecisionEvent) => void;
+}
+
+/** One stored review decision, as the audit hook receives it. */
+export interface ReviewDecisionEvent {
+  owner: string;
+  /** The namespaced tool name. */
+  name: string;
+  decision: "approve" | "reject";
+  /** Digest of the definition approved or rejected. */
+  definition: string;
 }
 
 /** One held definition, as review shows it. */
@@ -145,6 +160,7 @@ export class PinBook {
     });
     await this.store.putPins(pins);
     for (const pin of pins) this.remember(pin);
+    for (const [name, decision] of chosen) this.options.onDecision?.({ owner: this.owner, name, decision, definition: definitionDigest(held.get(name)!.held) });
     return [...new Set(pins.map((p) => p.server))];
   }
 
