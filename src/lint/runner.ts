@@ -15,11 +15,12 @@ import { readCatalogItems, toLintTool } from "./read-tools.js";
 import { CATALOG_RULES } from "./rules/catalog.js";
 import { DESCRIPTION_RULES } from "./rules/descriptions.js";
 import { NAME_RULES } from "./rules/names.js";
+import { POISON_RULES } from "./rules/poison.js";
 import { SCHEMA_RULES } from "./rules/schemas.js";
 import { type Finding, type LintContext, type LintRule, type LintTool, type Neighbour, type Severity, SEVERITIES } from "./types.js";
 
-/** Every rule, in report order: names, descriptions, schemas, catalog. */
-export const LINT_RULES: readonly LintRule[] = [...NAME_RULES, ...DESCRIPTION_RULES, ...SCHEMA_RULES, ...CATALOG_RULES];
+/** Every rule, in report order: names, descriptions, schemas, catalog, poisoning. */
+export const LINT_RULES: readonly LintRule[] = [...NAME_RULES, ...DESCRIPTION_RULES, ...SCHEMA_RULES, ...CATALOG_RULES, ...POISON_RULES];
 
 /** Options of one lint run. */
 export interface LintOptions {

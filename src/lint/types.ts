@@ -17,7 +17,7 @@ export interface Finding {
 }
 
 /** A rule family; the id of every rule starts with its family and a slash. */
-export type RuleFamily = "name" | "description" | "schema" | "catalog";
+export type RuleFamily = "name" | "description" | "schema" | "catalog" | "poison";
 
 /** One top-level parameter of a tool's input schema. */
 export interface LintParam {

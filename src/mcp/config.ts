@@ -32,6 +32,8 @@ export interface ServerControls {
   resources?: ToolSelection;
   /** Globs on the server's own prompt names: which prompts the gateway lists and routes. */
   prompts?: ToolSelection;
+  /** `"new-tools"`: tools the server adds after it was first seen are served at once, not held for review. */
+  trust?: "new-tools";
 }
 
 /** An upstream started as a child process and spoken to over stdio. */
@@ -72,6 +74,7 @@ const controls = {
   resources: selection,
   prompts: selection,
   alwaysLoad: { type: "array", items: { type: "string", minLength: 1 } },
+  trust: { enum: ["new-tools"] },
 };
 
 const stdioSchema = {

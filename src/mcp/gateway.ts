@@ -33,6 +33,7 @@ import type { Surface } from "./surfaces/surface.js";
 import { ToolsSurface } from "./surfaces/tools.js";
 import type { Upstream, UpstreamOptions } from "./upstream.js";
 import type { SecretStore } from "../auth/upstream-oauth.js";
+import type { HeldTool, PinOptions, PinStore, ReviewDecisions } from "../trust/pin-book.js";
 
 export type { GatewaySession } from "./sessions.js";
 
@@ -53,7 +54,12 @@ export interface GatewayOptions {
    * its tools, and the idle stop (`upstream.idleStopMs`) still stops the unused ones.
    */
   manifests?: ManifestStore;
-  /** Whose manifests these are (default `gateway`; the service uses `collection:<name>`). */
+  /**
+   * Pin each upstream tool's definition (SPEC §16): changed, new and flagged definitions are held for review and the
+   * pinned ones keep being served. The store is shared by replicas and read again by `reloadPins`.
+   */
+  pins?: { store: PinStore } & Omit<PinOptions, "trustNewTools" | "log">;
+  /** Whose manifests (and pins) these are (default `gateway`; the service uses `collection:<name>`). */
   owner?: string;
   /** Where OAuth tokens of remote servers are kept, sealed (default: `manifests`, when it is a full store). */
   secrets?: SecretStore;
@@ -192,6 +198,21 @@ export class Gateway {
       next.tools.adopt(session, before);
       void next.resources.adopt(session);
     }
+  }
+
+  /** Upstream tool definitions held for review, with what is served now (SPEC §16). */
+  held(): HeldTool[] {
+    return this.registry.held();
+  }
+
+  /** Approves or rejects held definitions by namespaced name; returns what is still held. */
+  decide(decisions: ReviewDecisions): Promise<HeldTool[]> {
+    return this.registry.decide(decisions);
+  }
+
+  /** Reads the pins again from the store (a decision taken by another replica or by `toolsearch mcp review`). */
+  reloadPins(): Promise<void> {
+    return this.registry.reloadPins();
   }
 
   /** Number of open sessions. */

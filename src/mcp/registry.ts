@@ -29,6 +29,7 @@ import type { OpenApiUpstream } from "./openapi-upstream.js";
 import { toolFilter } from "./tool-filter.js";
 import { EMPTY_OFFER, Upstream, type UpstreamOffer } from "./upstream.js";
 import { redactor, resolveServerConfig } from "./variables.js";
+import { type HeldTool, PinBook, type ReviewDecisions } from "../trust/pin-book.js";
 
 /** Where a namespaced tool really lives. */
 export interface Route {
@@ -64,6 +65,9 @@ export class UpstreamRegistry {
   private offerCatalog = new OfferCatalog({}, new Map());
   private readonly routes = new Map<string, Route>();
   private readonly namesByServer = new Map<string, string[]>();
+  /** The last tool list each server gave, so a review decision can re-apply it. */
+  private readonly listed = new Map<string, McpTool[]>();
+  private pinBook?: PinBook;
   private firstAttempts: Promise<void> = Promise.resolve();
   private savingSnapshot: Promise<void> = Promise.resolve();
 
@@ -83,6 +87,11 @@ export class UpstreamRegistry {
     // First, so that a bad document or a missing credential stops the start before any child process runs.
     await this.startOpenApis(Object.entries(options.config?.openapi ?? {}));
     const servers = Object.entries(options.config?.mcpServers ?? {});
+    if (options.pins) {
+      const { store, ...pinOptions } = options.pins;
+      const trustNewTools = (server: string) => options.config?.mcpServers[server]?.trust === "new-tools";
+      this.pinBook = await PinBook.open(store, this.owner, { ...pinOptions, trustNewTools, log: this.log });
+    }
     for (const [name, config] of servers) this.upstreams.set(name, this.createUpstream(name, config));
     for (const [name] of servers) this.serverOffers.set(name, EMPTY_OFFER);
     for (const [name, config] of servers) this.alwaysLoaded.push(...(config.alwaysLoad ?? []).map((tool) => namespacedName(name, tool)));
@@ -126,9 +135,29 @@ export class UpstreamRegistry {
     return undefined;
   }
 
+  /** The upstream definitions held for review (empty when definitions are not pinned). */
+  held(): HeldTool[] {
+    return this.pinBook?.held() ?? [];
+  }
+
+  /** Re-reads the pins from the store (decisions made elsewhere) and serves what they say now. */
+  async reloadPins(): Promise<void> {
+    if (!this.pinBook) return;
+    await this.pinBook.reload();
+    for (const [server, tools] of this.listed) this.setServerTools(server, tools);
+  }
+
+  /** Approves or rejects held definitions; the approved ones are served from now on. */
+  async decide(decisions: ReviewDecisions): Promise<HeldTool[]> {
+    if (!this.pinBook) throw new ToolsearchError("invalid_option", "This gateway does not pin tool definitions, so nothing is held for review.");
+    for (const server of await this.pinBook.decide(decisions)) this.setServerTools(server, this.listed.get(server) ?? []);
+    return this.held();
+  }
+
   /** Stops every upstream (stdio children are terminated), after the launch snapshot being saved is written. */
   async close(): Promise<void> {
     await this.savingSnapshot;
+    await this.pinBook?.whenSaved();
     await Promise.all([...this.upstreams.values()].map((u) => u.close()));
   }
 
@@ -196,7 +225,8 @@ export class UpstreamRegistry {
     const store = this.options.manifests;
     // A static catalog shares the index, and the snapshot holds the manifests' tools only.
     const snapshots = store && hasSettings(store) && this.index.size === 0 && known.length ? store : undefined;
-    const key = snapshots ? launchKey(this.owner, known) : "";
+    // Pins decide what is served of the manifests' tools: a snapshot is only good for the pins it was taken with.
+    const key = snapshots ? launchKey(this.owner, known) + (this.pinBook ? `:${this.pinBook.digest()}` : "") : "";
     const setting = launchSnapshotKey(this.owner, known);
     const saved = snapshots ? await readLaunchSnapshot(snapshots, setting, key).catch(() => undefined) : undefined;
     if (saved && this.restoreKnown(known, saved)) return;
@@ -223,8 +253,9 @@ export class UpstreamRegistry {
       if (error instanceof ToolsearchError && error.code === "snapshot_invalid") return false;
       throw error;
     }
-    for (const [server, , tools] of known) {
+    for (const [server, , listed] of known) {
       const names: string[] = [];
+      const tools = this.pinBook ? this.pinnedTools(server, listed as McpTool[]) : listed;
       for (const position of saved.indexed[server] ?? []) {
         const tool = tools[position] as McpTool;
         const name = namespacedName(server, tool.name);
@@ -251,14 +282,23 @@ export class UpstreamRegistry {
    * Replaces the indexed tools of one server (called on connect, `list_changed`, and with [] when it goes down);
    * returns the positions in `tools` of those indexed. What it skips is told to `note`.
    */
-  private setServerTools(server: string, tools: McpTool[], note = this.log): number[] {
+  /** What the pins let through of a server's listing (its allow/deny filter first); remembered for later decisions. */
+  private pinnedTools(server: string, listed: McpTool[]): McpTool[] {
+    const keep = toolFilter(this.options.config?.mcpServers[server]?.tools);
+    this.listed.set(server, listed);
+    return this.pinBook!.apply(server, listed.filter((tool) => keep(tool.name)));
+  }
+
+  private setServerTools(server: string, listed: McpTool[], note = this.log): number[] {
+    const config = this.options.config?.mcpServers[server];
+    const keep = toolFilter(config?.tools);
+    // An empty list means the server went down: its pins stay as they are. Positions are then in the served list.
+    const tools = this.pinBook && listed.length ? this.pinnedTools(server, listed) : listed;
     for (const name of this.namesByServer.get(server) ?? []) {
       this.index.remove(name);
       this.routes.delete(name);
     }
     const names: string[] = [];
-    const config = this.options.config?.mcpServers[server];
-    const keep = toolFilter(config?.tools);
     const indexed: number[] = [];
     for (const [position, tool] of tools.entries()) {
       if (!keep(tool.name)) continue;

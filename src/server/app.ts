@@ -31,6 +31,7 @@ import { healthRoutes } from "./routes/health.js";
 import { itemRoutes } from "./routes/items.js";
 import { mcpRoutes } from "./routes/mcp.js";
 import { oauthMetadataRoutes } from "./routes/oauth-metadata.js";
+import { reviewRoutes } from "./routes/review.js";
 import { searchRoutes } from "./routes/search.js";
 
 /** Options of the service; every limit has a production default. */
@@ -117,6 +118,7 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
   await app.register(batchRoutes, { collections });
   await app.register(searchRoutes, { collections, timeoutMs });
   await app.register(curationRoutes, { collections });
+  await app.register(reviewRoutes, { collections, audit: options.audit });
   await app.register(mcpRoutes, { collections, ...options.mcp, loopbackOnly: options.loopbackOnly, audit: options.audit });
   await app.register(explainEvalRoutes, { collections, timeoutMs });
   await app.register(options.consolePlugin ?? webConsole);

@@ -53,6 +53,8 @@ export interface CollectionsOptions {
   upstream?: GatewayOptions["upstream"];
   /** `--expose-found`: a session's searches add the upstream tools found to that session's tool list. */
   exposeFound?: boolean;
+  /** `--trust-updates`: `mcp` collections serve changed upstream definitions at once (flagged ones are still held). */
+  trustUpdates?: boolean;
   /** Where problems with stored items or upstreams are reported (default: stderr). */
   log?: (line: string) => void;
   /** Changes read per page while catching up (default 1000). */
@@ -231,6 +233,17 @@ export class Collections {
     const found = this.get(name);
     this.cache.touch(name);
     return found;
+  }
+
+  /**
+   * Announces a change to a collection that lives outside its record (a review decision on its pinned definitions):
+   * the collection is written again as it is, so every replica reloads it, and with it the pins, from the store.
+   */
+  async touch(name: string): Promise<void> {
+    const record = await this.store.getCollection(name);
+    if (!record) throw unknownCollection(name);
+    await this.store.putCollection(name, record.kind, record.config, []);
+    await this.sync();
   }
 
   /**
@@ -485,6 +498,7 @@ export class Collections {
     await (await this.existingGateway(gone))?.close();
     if (gone?.kind === "mcp") {
       await this.forgetManifests(name, serverNames(gone.config));
+      await this.store.deletePins(manifestOwner(name)).catch((error: unknown) => this.log(`toolsearch serve: could not delete the pinned definitions of ${name}: ${error instanceof Error ? error.message : String(error)}`));
       await deleteLaunchSnapshots(this.store, manifestOwner(name)).catch((error: unknown) => this.log(`toolsearch serve: could not delete the launch snapshots of ${name}: ${error instanceof Error ? error.message : String(error)}`));
     }
     // Its snapshot can never match again (a re-created collection gets a new version): free the space.
@@ -535,6 +549,8 @@ export class Collections {
         // Servers whose stored manifest matches their block are searchable now and start on their first call.
         manifests: this.store,
         owner: manifestOwner(record.name),
+        // Upstream definitions are pinned; changes wait for review (routes/review.ts).
+        pins: { store: this.store, trustUpdates: this.options.trustUpdates },
         waitForUpstreams: false,
         exposeFound: this.options.exposeFound,
         upstream: this.options.upstream,

@@ -18,7 +18,7 @@
  */
 import pg from "pg";
 import { ToolsearchError } from "../errors.js";
-import { type AuditRow, auditColumns, auditWhere, checkMatch, MAX_POOL_SIZE, etagOf, globsColumn, type KeyRow, toAudit, toKey, toVector, unknownCollection } from "./records.js";
+import { type AuditRow, auditColumns, auditWhere, checkMatch, MAX_POOL_SIZE, etagOf, globsColumn, type KeyRow, pinFromRow, type PinRow, pinState, toAudit, toKey, toVector, unknownCollection } from "./records.js";
 import { toUsage, type UsageRow } from "./usage-rows.js";
 import type {
   ApiKeyRecord,
@@ -33,6 +33,7 @@ import type {
   ManifestRecord,
   CurationKind,
   SnapshotRecord,
+  PinRecord,
   Store,
   UsageEvent,
   Unsubscribe,
@@ -101,6 +102,10 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE snapshots (
      collection text NOT NULL, version bigint NOT NULL, encoding text NOT NULL, bytes bytea NOT NULL,
      created_at timestamptz NOT NULL, PRIMARY KEY (collection, version));`,
+  // Pinned upstream tool definitions and what waits for review (SPEC §16).
+  `CREATE TABLE tool_pins (
+     owner text NOT NULL, server text NOT NULL, tool text NOT NULL, state text NOT NULL,
+     updated_at timestamptz NOT NULL, PRIMARY KEY (owner, server, tool));`,
 ];
 
 interface CollectionRow {
@@ -649,6 +654,28 @@ export class PostgresStore implements Store {
   async deleteSecrets(owner: string, name?: string): Promise<void> {
     if (name === undefined) await this.read(`DELETE FROM ${this.s}.secrets WHERE owner = $1`, [owner]);
     else await this.read(`DELETE FROM ${this.s}.secrets WHERE owner = $1 AND name = $2`, [owner, name]);
+  }
+
+  // Pinned tool definitions
+
+  async listPins(owner: string): Promise<PinRecord[]> {
+    const { rows } = await this.read(`SELECT * FROM ${this.s}.tool_pins WHERE owner = $1 ORDER BY server, tool`, [owner]);
+    return rows.map((row: PinRow & { updated_at: Date }) => pinFromRow(row, row.updated_at.toISOString()));
+  }
+
+  async putPins(pins: Omit<PinRecord, "updatedAt">[]): Promise<void> {
+    if (!pins.length) return;
+    // One statement, so the pins land together or not at all.
+    await this.read(
+      `INSERT INTO ${this.s}.tool_pins (owner, server, tool, state, updated_at)
+       SELECT o, s, t, st, now() FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(o, s, t, st)
+       ON CONFLICT (owner, server, tool) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+      [pins.map((p) => p.owner), pins.map((p) => p.server), pins.map((p) => p.tool), pins.map(pinState)],
+    );
+  }
+
+  async deletePins(owner: string): Promise<void> {
+    await this.read(`DELETE FROM ${this.s}.tool_pins WHERE owner = $1`, [owner]);
   }
 
   // Internals

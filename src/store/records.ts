@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { ToolsearchError } from "../errors.js";
-import type { ApiKeyRecord, AuditEntry, AuditQuery, AuditRecord, Scope, WriteOptions } from "./types.js";
+import type { ApiKeyRecord, AuditEntry, AuditQuery, AuditRecord, PinRecord, Scope, WriteOptions } from "./types.js";
 
 /** An API key as both stores keep it (snake-case columns). */
 export interface KeyRow {
@@ -116,4 +116,23 @@ export function toAudit(row: AuditRow): AuditRecord {
   if (row.argument_bytes !== null) record.argumentBytes = Number(row.argument_bytes);
   if (row.arguments !== null) record.arguments = JSON.parse(row.arguments) as unknown;
   return record;
+}
+
+/** A pin as both stores keep it: its key columns and the rest as one JSON `state` column. */
+export interface PinRow {
+  owner: string;
+  server: string;
+  tool: string;
+  state: string;
+}
+
+/** The JSON `state` column of a pin: everything but its key and time. */
+export function pinState(pin: Omit<PinRecord, "updatedAt">): string {
+  const { owner: _owner, server: _server, tool: _tool, ...state } = pin as PinRecord;
+  delete (state as Partial<PinRecord>).updatedAt;
+  return JSON.stringify(state);
+}
+
+export function pinFromRow(row: PinRow, updatedAt: string): PinRecord {
+  return { owner: row.owner, server: row.server, tool: row.tool, ...(JSON.parse(row.state) as object), updatedAt };
 }

@@ -13,7 +13,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { ToolsearchError } from "../errors.js";
-import { type AuditRow, auditColumns, auditWhere, checkMatch, etagOf, globsColumn, type KeyRow, toAudit, newId, toKey, toVector, unknownCollection } from "./records.js";
+import { type AuditRow, auditColumns, auditWhere, checkMatch, etagOf, globsColumn, type KeyRow, toAudit, newId, pinFromRow, type PinRow, pinState, toKey, toVector, unknownCollection } from "./records.js";
 import type {
   ApiKeyRecord,
   AuditEntry,
@@ -27,6 +27,7 @@ import type {
   ItemRecord,
   ManifestRecord,
   SnapshotRecord,
+  PinRecord,
   Scope,
   Store,
   Unsubscribe,
@@ -85,6 +86,10 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE snapshots (
      collection TEXT NOT NULL, version INTEGER NOT NULL, encoding TEXT NOT NULL, bytes BLOB NOT NULL,
      created_at TEXT NOT NULL, PRIMARY KEY (collection, version));`,
+  // Pinned upstream tool definitions and what waits for review (SPEC §16).
+  `CREATE TABLE tool_pins (
+     owner TEXT NOT NULL, server TEXT NOT NULL, tool TEXT NOT NULL, state TEXT NOT NULL, updated_at TEXT NOT NULL,
+     PRIMARY KEY (owner, server, tool)) WITHOUT ROWID;`,
 ];
 
 /** Options of a `SqliteStore`. */
@@ -499,6 +504,24 @@ export class SqliteStore implements Store {
     });
   }
 
+  // Pinned tool definitions
+
+  async listPins(owner: string): Promise<PinRecord[]> {
+    const rows = this.guard(() => this.sql("SELECT * FROM tool_pins WHERE owner = ? ORDER BY server, tool").all(owner) as (PinRow & { updated_at: string })[]);
+    return rows.map((row) => pinFromRow(row, row.updated_at));
+  }
+
+  async putPins(pins: Omit<PinRecord, "updatedAt">[]): Promise<void> {
+    if (!pins.length) return;
+    await this.write(() => {
+      const upsert = this.sql(`INSERT INTO tool_pins (owner, server, tool, state, updated_at) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT(owner, server, tool) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`);
+      const now = new Date().toISOString();
+      for (const pin of pins) upsert.run(pin.owner, pin.server, pin.tool, pinState(pin), now);
+      return { result: undefined, changes: [] };
+    });
+  }
+
   // Secrets
 
   async getSecret(owner: string, name: string): Promise<string | undefined> {
@@ -529,6 +552,10 @@ export class SqliteStore implements Store {
       else this.sql("DELETE FROM secrets WHERE owner = ? AND name = ?").run(owner, name);
       return { result: undefined, changes: [] };
     });
+  }
+
+  async deletePins(owner: string): Promise<void> {
+    await this.write(() => ({ result: this.sql("DELETE FROM tool_pins WHERE owner = ?").run(owner), changes: [] }));
   }
 
   // Internals

@@ -119,6 +119,31 @@ export interface ManifestOffer {
   prompts: unknown[];
 }
 
+/** Why a tool definition waits for review (SPEC §16). */
+export type HoldReason = "changed" | "new" | "flagged";
+
+/**
+ * One upstream tool's pinned definition and the change held for review (SPEC §16). The pinned definition is what
+ * the gateway serves; a changed or new definition waits in `held` until someone approves or rejects it.
+ */
+export interface PinRecord {
+  /** Whose pins these are (`gateway` or `collection:<name>`, as for manifests), the server and its own tool name. */
+  owner: string;
+  server: string;
+  tool: string;
+  /** The definition being served (MCP tool shape); absent while a new tool waits for its first approval. */
+  pinned?: unknown;
+  /** The definition waiting for review; absent when nothing waits. */
+  held?: unknown;
+  /** Why `held` waits. */
+  reason?: HoldReason;
+  /** Error-level poisoning findings on `held` (`{rule, message}`), when it was flagged. */
+  findings?: { rule: string; message: string }[];
+  /** Digest of the last rejected definition: the same definition is not raised again. */
+  rejected?: string;
+  updatedAt: string;
+}
+
 /** Vectors keyed by provider id and a SHA-256 of the embedded text; shared by every replica on one store. */
 export interface VectorStore {
   getMany(provider: string, hashes: string[], dimensions: number): Promise<Map<string, Float32Array>>;
@@ -297,4 +322,11 @@ export interface Store extends VectorStore {
   putSecret(owner: string, name: string, sealed: string): Promise<void>;
   /** Deletes one secret, or with `name` absent every secret of the owner. */
   deleteSecrets(owner: string, name?: string): Promise<void>;
+  // Pinned tool definitions (SPEC §16)
+  /** Every pin of an owner, ordered by server then tool. */
+  listPins(owner: string): Promise<PinRecord[]>;
+  /** Creates or replaces pins (keyed by owner, server, tool) in one transaction. */
+  putPins(pins: Omit<PinRecord, "updatedAt">[]): Promise<void>;
+  /** Drops every pin of an owner (a deleted collection's). */
+  deletePins(owner: string): Promise<void>;
 }

@@ -48,7 +48,9 @@ describe("lint rules on the seed's examples", () => {
   });
 
   it("has a test case for every rule", () => {
-    assert.deepEqual(Object.keys(EXPECTED).sort(), LINT_RULES.map((r) => r.id).sort());
+    // The poisoning family has its own poisoned examples (poison.test.ts).
+    const own = LINT_RULES.filter((r) => !r.id.startsWith("poison/"));
+    assert.deepEqual(Object.keys(EXPECTED).sort(), own.map((r) => r.id).sort());
   });
 
   for (const [rule, tools] of Object.entries(EXPECTED)) {

@@ -11,6 +11,8 @@ import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, serveHttp, serveStdio } 
 import { defaultStorePath, openStore } from "../../store/open.js";
 import { registerMcpAuth } from "./mcp-auth.js";
 import { registerMcpImport } from "./mcp-import.js";
+import { registerMcpReview } from "./mcp-review.js";
+import { readPinFile } from "../../trust/pin-file.js";
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags } from "../embedder-flags.js";
 import { parseInteger, UsageError } from "../output.js";
 
@@ -29,6 +31,8 @@ interface McpFlags extends EmbedderFlags {
   idleStop?: number;
   sessionIdle: number;
   maxSessions: number;
+  trustUpdates?: boolean;
+  pinFrom?: string;
 }
 
 /** Default `--idle-stop` in seconds when servers start lazily (with `--eager`, servers are never idle-stopped unless asked). */
@@ -52,10 +56,13 @@ export function registerMcp(program: Command): void {
     .option("--idle-stop <seconds>", `stop an upstream after this long without a call; 0 = never (default ${DEFAULT_IDLE_STOP_SECONDS}, or 0 with --eager)`, parseInteger("--idle-stop", 0, 31_536_000))
     .option("--session-idle <seconds>", "with --http, close a session after this long without a request; 0 = never", parseInteger("--session-idle", 0, 31_536_000), DEFAULT_SESSION_IDLE_MS / 1000)
     .option("--max-sessions <n>", "with --http, most sessions open at once (one more gets HTTP 503)", parseInteger("--max-sessions", 1, 10_000_000), DEFAULT_MAX_SESSIONS)
+    .option("--trust-updates", "serve changed upstream tool definitions at once instead of holding them for review (flagged ones are still held)")
+    .option("--pin-from <file>", 'pin these reviewed definitions, as {"<server>": [tool, …]}; what differs is held for review')
     // stdout carries the protocol, so --json only changes how a start-up error is reported: one JSON line on stderr.
     .option("--json", "report start-up errors as one line of JSON on stderr");
   registerMcpImport(command);
   registerMcpAuth(command);
+  registerMcpReview(command);
   addEmbedderOptions(command)
     .action(async (flags: McpFlags) => {
       if (!flags.config && !flags.catalog && !flags.docs) throw new UsageError("mcp needs at least one of --config, --catalog or --docs");
@@ -63,6 +70,7 @@ export function registerMcp(program: Command): void {
       const token = flags.token ?? (process.env.TOOLSEARCH_MCP_TOKEN || undefined);
       // Load (and refuse) every file before starting any upstream process.
       const config = flags.config ? loadGatewayConfig(flags.config) : undefined;
+      const pinFrom = flags.pinFrom ? readPinFile(flags.pinFrom) : undefined;
       const embedder = embedderChosen(flags) ? await embedderFromFlags(flags) : undefined;
       // Loaded only when asked for, so that a gateway of MCP servers starts without them (launch time).
       const opened = flags.catalog ? await (await import("../index-cache.js")).openCatalog(flags.catalog, { embedder }, flags.cache) : undefined;
@@ -74,6 +82,7 @@ export function registerMcp(program: Command): void {
       const gateway = await Gateway.start({
         config, catalog, docs, manifests,
         configFile: flags.config,
+        pins: manifests && { store: manifests, trustUpdates: flags.trustUpdates, pinFrom },
         eager: flags.eager,
         exposeFound: flags.exposeFound,
         waitForUpstreams: false,

@@ -1,6 +1,6 @@
 /**
  * `toolsearch serve [--store PATH|postgres://…] [--host H] [--port N] [--catalog FILE]… [--docs PATH]…
- * [--mcp-config FILE]… [--no-auth] [--session-idle S] [--max-sessions N] [--idle-stop S] [--expose-found]
+ * [--mcp-config FILE]… [--no-auth] [--session-idle S] [--max-sessions N] [--idle-stop S] [--expose-found] [--trust-updates]
  * [--pg-pool-size N] [--oauth-issuer URL [--oauth-audience A] [--oauth-collections-claim C] [--oauth-tools-claim C]]
  * [--preload NAME…] [--preload-recent N] [--memory-budget MB]`: the service of SPEC §9 (its MCP sessions and upstreams
  * behave as the gateway's, SPEC §11). Prints `listening on URL` on stdout once it accepts
@@ -43,6 +43,7 @@ interface ServeFlags {
   maxSessions: number;
   idleStop: number;
   exposeFound?: boolean;
+  trustUpdates?: boolean;
   pgPoolSize?: number;
   auditArguments?: boolean;
   keepAudit: number;
@@ -86,6 +87,7 @@ export function registerServe(program: Command): void {
     .option("--preload <names...>", "load these collections at start (/readyz waits for them); the others load on their first request", [])
     .option("--preload-recent <n>", "also load the N most recently changed collections at start", parseInteger("--preload-recent", 0, 1_000_000), 0)
     .option("--memory-budget <mb>", "bound the memory of loaded indexes (MiB; default $TOOLSEARCH_MEMORY_BUDGET, else none): past it the least recently used idle collections are dropped", parseInteger("--memory-budget", 1, 16_777_216))
+    .option("--trust-updates", "mcp collections serve changed upstream tool definitions at once instead of holding them for review")
     .option("--pg-pool-size <n>", "connections per replica in the PostgreSQL pool (default $TOOLSEARCH_PG_POOL_SIZE, else 10)", parseInteger("--pg-pool-size", 1, MAX_POOL_SIZE))
     .option("--audit-arguments", "keep the arguments of each call_tool in the audit log (default: only their size)")
     .option("--keep-audit <days>", "keep audit log entries this many days (0: forever)", parseInteger("--keep-audit", 0, 36_500), 90)
@@ -132,6 +134,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   const collections = new Collections(store, {
     embedder,
     exposeFound: flags.exposeFound,
+    trustUpdates: flags.trustUpdates,
     upstream: { idleStopMs: flags.idleStop * 1000 },
     preload: { names: preloadNames, recent: flags.preloadRecent },
     memoryBudgetBytes: budget === undefined ? undefined : budget * MB,

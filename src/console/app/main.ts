@@ -12,6 +12,7 @@ import { evalPage } from "./pages/eval.js";
 import { itemPage } from "./pages/item.js";
 import { curationPage } from "./pages/curation.js";
 import { lintPage } from "./pages/lint.js";
+import { reviewPage } from "./pages/review.js";
 import { searchPage } from "./pages/search.js";
 
 import type { PageContext } from "./ui.js";
@@ -24,7 +25,7 @@ fill(app, h("a", { href: "#main", class: "skip" }, "Skip to content"), h("header
 let collections: CollectionSummary[] | undefined;
 let cleanup: (() => void) | undefined;
 
-/** Routes: `#/`, `#/c/NAME/search?q=…`, `#/c/NAME/item/ID`, `#/c/NAME/lint`, `#/c/NAME/eval`, `#/c/NAME/curation`. */
+/** Routes: `#/`, `#/c/NAME/search?q=…`, `#/c/NAME/item/ID`, `#/c/NAME/lint`, `#/c/NAME/eval`, `#/c/NAME/curation`, `#/c/NAME/review` (mcp). */
 async function route(): Promise<void> {
   cleanup?.();
   cleanup = undefined;
@@ -53,6 +54,7 @@ async function route(): Promise<void> {
     else if (page === "lint") cleanup = lintPage(context);
     else if (page === "curation" && collection.kind !== "docs") cleanup = curationPage(context);
     else if (page === "eval") cleanup = evalPage(context);
+    else if (page === "review" && collection.kind === "mcp") cleanup = reviewPage(context);
     else showError(new ApiError(404, "not_found", `No page ${JSON.stringify(page)}.`));
   } catch (error) {
     showError(error);
@@ -70,6 +72,7 @@ function drawNav(collection: CollectionSummary | undefined, page: string | undef
       collection.kind !== "docs" ? link(`${c}/lint`, "Lint", page === "lint") : null,
       collection.kind !== "docs" ? link(`${c}/curation`, "Curation", page === "curation") : null,
       link(`${c}/eval`, "Eval", page === "eval"),
+      collection.kind === "mcp" ? link(`${c}/review`, "Review", page === "review") : null,
     ] : null,
     session.key() ? h("button", { type: "button", class: "signout", onclick: signOut }, "Forget key") : null);
 }

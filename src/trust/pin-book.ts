@@ -1,0 +1,212 @@
+/**
+ * The pin book: one gateway's pinned tool definitions and held changes, read from the store at start and written back
+ * as they change. The store is the source of truth (replicas share it, restarts read it); this is its cache.
+ *
+ * @example
+ * ```ts
+ * const book = await PinBook.open(store, "gateway", { trustUpdates: false, trustNewTools: () => false });
+ * const served = book.apply("math", listedTools); // pinned definitions; changes wait in book.held()
+ * await book.decide({ approve: ["math__add"] });
+ * ```
+ */
+import { createHash } from "node:crypto";
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { ToolsearchError } from "../errors.js";
+import type { HoldReason, PinRecord, Store } from "../store/types.js";
+import { type Decision, decide, definitionDigest, type Pin, reviewListing } from "./pins.js";
+
+/** The part of the store the pin book uses. */
+export type PinStore = Pick<Store, "listPins" | "putPins">;
+
+/** How a gateway pins its upstreams' tools. */
+export interface PinOptions {
+  /** Accept changed definitions without review (`--trust-updates`). Flagged definitions are still held. */
+  trustUpdates?: boolean;
+  /** Whether a server accepts tools it adds later without review (its block says `"trust": "new-tools"`). */
+  trustNewTools?: (server: string) => boolean;
+  /** A reviewed set of definitions to pin, by server (`--pin-from FILE`): these replace what was pinned. */
+  pinFrom?: Record<string, McpTool[]>;
+  /** Where write failures are told (default: stderr). */
+  log?: (line: string) => void;
+  /**
+   * Called once per stored review decision: the hook for the audit log (SPEC §16, issue 24 item 4), which records
+   * review decisions. Nothing is wired to it yet; the audit module connects here.
+   */
+  onDecision?: (event: ReviewDecisionEvent) => void;
+}
+
+/** One stored review decision, as the audit hook receives it. */
+export interface ReviewDecisionEvent {
+  owner: string;
+  /** The namespaced tool name. */
+  name: string;
+  decision: "approve" | "reject";
+  /** Digest of the definition approved or rejected. */
+  definition: string;
+}
+
+/** One held definition, as review shows it. */
+export interface HeldTool {
+  /** The namespaced name (`server__tool`) agents know the tool by. */
+  name: string;
+  server: string;
+  tool: string;
+  reason: HoldReason;
+  /** What is served now (absent for a tool never approved). */
+  pinned?: McpTool;
+  /** What waits for review. */
+  held: McpTool;
+  findings: { rule: string; message: string }[];
+  since: string;
+}
+
+/** Decisions by namespaced name. */
+export interface ReviewDecisions {
+  approve?: string[];
+  reject?: string[];
+}
+
+export class PinBook {
+  private readonly byServer = new Map<string, Map<string, PinRecord>>();
+  private saving: Promise<void> = Promise.resolve();
+  private readonly log: (line: string) => void;
+
+  private constructor(
+    private readonly store: PinStore,
+    readonly owner: string,
+    private readonly options: PinOptions,
+  ) {
+    this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+  }
+
+  /** Reads the owner's pins from the store (after writing a `--pin-from` set into it). */
+  static async open(store: PinStore, owner: string, options: PinOptions = {}): Promise<PinBook> {
+    const book = new PinBook(store, owner, options);
+    await book.reload();
+    if (options.pinFrom) await book.pinReviewed(options.pinFrom);
+    return book;
+  }
+
+  /** Re-reads every pin from the store (another replica or `toolsearch mcp review` may have decided). */
+  async reload(): Promise<void> {
+    const pins = await this.store.listPins(this.owner);
+    this.byServer.clear();
+    for (const pin of pins) this.pinsOf(pin.server).set(pin.tool, pin);
+  }
+
+  private async pinReviewed(sets: Record<string, McpTool[]>): Promise<void> {
+    const pins: Pin[] = [];
+    for (const [server, tools] of Object.entries(sets)) {
+      for (const tool of tools) {
+        const old = this.pinsOf(server).get(tool.name);
+        const stillHeld = old?.held !== undefined && definitionDigest(old.held) !== definitionDigest(tool);
+        pins.push({ owner: this.owner, server, tool: tool.name, pinned: tool, ...(stillHeld ? { held: old!.held, reason: old!.reason, findings: old!.findings } : {}) });
+      }
+    }
+    await this.store.putPins(pins);
+    await this.reload();
+  }
+
+  private pinsOf(server: string): Map<string, PinRecord> {
+    let pins = this.byServer.get(server);
+    if (!pins) this.byServer.set(server, (pins = new Map()));
+    return pins;
+  }
+
+  /** The definitions to serve of a server's listing; changes are held and written to the store in the background. */
+  apply(server: string, listed: McpTool[]): McpTool[] {
+    const policy = { trustUpdates: this.options.trustUpdates ?? false, trustNewTools: this.options.trustNewTools?.(server) ?? false };
+    const { served, updates } = reviewListing(this.owner, server, listed, this.pinsOf(server), policy);
+    for (const pin of updates) {
+      if (pin.held) this.log(`toolsearch mcp: ${server}/${pin.tool} is held for review (${pin.reason}): toolsearch mcp review`);
+      this.remember(pin);
+    }
+    this.save(updates);
+    return served;
+  }
+
+  /** Every held definition, by server then tool. */
+  held(): HeldTool[] {
+    const out: HeldTool[] = [];
+    for (const [server, pins] of [...this.byServer].sort(([a], [b]) => a.localeCompare(b))) {
+      for (const pin of [...pins.values()].sort((a, b) => a.tool.localeCompare(b.tool))) {
+        if (pin.held === undefined) continue;
+        out.push({
+          name: `${server}__${pin.tool}`, server, tool: pin.tool, reason: pin.reason ?? "changed",
+          ...(pin.pinned ? { pinned: pin.pinned as McpTool } : {}), held: pin.held as McpTool, findings: pin.findings ?? [], since: pin.updatedAt,
+        });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Approves or rejects held definitions (by namespaced name) and stores the decisions together; returns the servers
+   * whose served tools changed. A name that holds nothing is refused with `unknown_tool`, and then nothing is decided.
+   */
+  async decide(decisions: ReviewDecisions): Promise<string[]> {
+    const held = new Map(this.held().map((h) => [h.name, h]));
+    const chosen: [string, Decision][] = [
+      ...(decisions.approve ?? []).map((name): [string, Decision] => [name, "approve"]),
+      ...(decisions.reject ?? []).map((name): [string, Decision] => [name, "reject"]),
+    ];
+    const missing = chosen.filter(([name]) => !held.has(name)).map(([name]) => name);
+    if (missing.length) {
+      throw new ToolsearchError("unknown_tool", `Nothing is held for review under ${missing.map((n) => JSON.stringify(n)).join(", ")}; held: ${[...held.keys()].join(", ") || "none"}.`);
+    }
+    const pins = chosen.map(([name, decision]) => {
+      const { server, tool } = held.get(name)!;
+      return decide(this.pinsOf(server).get(tool)!, decision);
+    });
+    await this.store.putPins(pins);
+    for (const pin of pins) this.remember(pin);
+    for (const [name, decision] of chosen) this.options.onDecision?.({ owner: this.owner, name, decision, definition: definitionDigest(held.get(name)!.held) });
+    return [...new Set(pins.map((p) => p.server))];
+  }
+
+  /** A digest of every pin's state: equal digests serve the same definitions of the same listings. */
+  digest(): string {
+    const hash = createHash("sha256");
+    for (const [server, pins] of [...this.byServer].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      for (const pin of [...pins.values()].sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0))) {
+        const digestOf = (tool: unknown) => (tool === undefined ? "" : definitionDigest(tool));
+        hash.update(JSON.stringify([server, pin.tool, digestOf(pin.pinned), digestOf(pin.held), pin.reason ?? "", pin.rejected ?? ""]));
+      }
+    }
+    return hash.digest("hex");
+  }
+
+  /** Resolves once every background write so far has been attempted. */
+  whenSaved(): Promise<void> {
+    return this.saving;
+  }
+
+  /**
+   * Writes held changes unless the store already decided them: another replica (or `toolsearch mcp review`) may have
+   * approved or rejected that very definition since this one read its pins, and a decision must not be undone.
+   */
+  private async putFresh(updates: Pin[]): Promise<void> {
+    const stored = new Map((await this.store.listPins(this.owner)).map((pin) => [`${pin.server}\u0000${pin.tool}`, pin]));
+    const fresh = updates.filter((update) => {
+      const current = stored.get(`${update.server}\u0000${update.tool}`);
+      if (!update.held || !current) return true;
+      const held = definitionDigest(update.held);
+      const decided = (current.pinned !== undefined && definitionDigest(current.pinned) === held) || current.rejected === held;
+      if (decided) this.pinsOf(update.server).set(update.tool, current);
+      return !decided;
+    });
+    await this.store.putPins(fresh);
+  }
+
+  private remember(pin: Pin): void {
+    this.pinsOf(pin.server).set(pin.tool, { ...pin, updatedAt: new Date().toISOString() });
+  }
+
+  private save(updates: Pin[]): void {
+    if (!updates.length) return;
+    // Chained, so writes land in the order the listings came.
+    this.saving = this.saving.then(() => this.putFresh(updates)).catch((error: unknown) => {
+      this.log(`toolsearch mcp: could not save pinned definitions: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+}
