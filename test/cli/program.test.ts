@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { buildProgram, run } from "../../src/cli/program.js";
 
-const ALL = ["search", "describe", "eval", "lint", "context", "docs", "mcp", "import", "serve", "keys", "audit", "explain"];
+const ALL = ["search", "describe", "eval", "lint", "context", "docs", "mcp", "import", "serve", "keys", "audit", "usage", "explain"];
 const names = async (argv: string[]) => (await buildProgram({ argv })).commands.map((c) => c.name());
 
 describe("command loading", () => {
