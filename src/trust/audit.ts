@@ -81,8 +81,9 @@ export class AuditLog {
       this.dropped += over;
       this.options.log(`toolsearch: audit log: the store has failed for too long; ${this.dropped} oldest entries dropped so far`);
     }
-    if (this.queue.length >= this.options.maxBatch) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.options.flushMs).unref();
+    // A failed write is logged and retried by `flush` itself; nothing may reject unhandled here (it would end the process).
+    if (this.queue.length >= this.options.maxBatch) void this.flush().catch(() => undefined);
+    else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.options.flushMs).unref();
   }
 
   /** Writes every queued entry; resolves when they are committed (or rejects, keeping them queued, when the store fails). */
