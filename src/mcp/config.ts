@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { readText } from "../catalog/read-records.js";
 import { type Problem, ToolsearchError } from "../errors.js";
 import { type OpenApiSourceConfig, parseOpenApiSources } from "../openapi/config.js";
+import { ASSERTION_ALGORITHMS } from "../auth/client-assertion.js";
 import type { UpstreamOAuthConfig } from "../auth/upstream-oauth.js";
 import type { ToolSelection } from "./tool-filter.js";
 import { describeMissing, resolveServerConfig } from "./variables.js";
@@ -103,6 +104,9 @@ const httpSchema = {
       properties: {
         clientId: { type: "string", minLength: 1 },
         clientSecret: { type: "string" },
+        privateKey: { type: "string", minLength: 1 },
+        privateKeyFile: { type: "string", minLength: 1 },
+        signingAlgorithm: { enum: [...ASSERTION_ALGORITHMS] },
         scopes: { type: "array", items: { type: "string", minLength: 1 } },
         redirectPort: { type: "integer", minimum: 1, maximum: 65535 },
         grant: { enum: ["authorization_code", "client_credentials"] },
@@ -111,7 +115,9 @@ const httpSchema = {
       additionalProperties: false,
       // A machine account authenticates itself: without a client it has nothing to present.
       if: { properties: { grant: { const: "client_credentials" } }, required: ["grant"] },
-      then: { required: ["clientId", "clientSecret"] },
+      then: { required: ["clientId"], anyOf: [{ required: ["clientSecret"] }, { required: ["privateKey"] }, { required: ["privateKeyFile"] }] },
+      // One way to authenticate the client, so nobody wonders which of two is used.
+      not: { anyOf: [{ required: ["clientSecret", "privateKey"] }, { required: ["clientSecret", "privateKeyFile"] }, { required: ["privateKey", "privateKeyFile"] }] },
     },
     ...controls,
     type: { enum: ["http", "streamable-http", "streamableHttp"] },
