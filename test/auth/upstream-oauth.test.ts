@@ -53,7 +53,7 @@ describe("remote upstreams that require OAuth", () => {
     writeFileSync(config, JSON.stringify({
       mcpServers: {
         machine: { url: `${base}/mcp/weather`, oauth: { grant: "client_credentials", clientId: machine.id, clientSecret: "${MACHINE_SECRET}", scopes: ["toolsearch:read", "toolsearch:call"] } },
-        keyed: { url: `${base}/mcp/weather`, oauth: { grant: "client_credentials", clientId: keyed.id, privateKey: "${KEYED_PRIVATE_KEY}" } },
+        keyed: { url: `${base}/mcp/weather`, oauth: { grant: "client_credentials", clientId: keyed.id, privateKey: "${KEYED_PRIVATE_KEY}", scopes: ["toolsearch:read", "toolsearch:call"] } },
         person: { url: `${base}/mcp/weather` },
       },
     }));
