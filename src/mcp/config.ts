@@ -148,6 +148,9 @@ function messageOf(error: ErrorObject): string {
   if (error.keyword === "additionalProperties") return "is not a known field (stdio servers take command, args, env, cwd; HTTP servers take url, headers, oauth; both take tools and alwaysLoad)";
   if (error.keyword === "enum") return `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
   if (error.keyword === "minLength") return "must not be empty";
+  // The oauth block's client authentication: the schema's anyOf / not, in words.
+  if (error.keyword === "anyOf") return "needs clientSecret, privateKey or privateKeyFile with \"grant\": \"client_credentials\"";
+  if (error.keyword === "not") return "takes one of clientSecret, privateKey and privateKeyFile, not several";
   return error.message ?? "is invalid";
 }
 
@@ -160,7 +163,9 @@ function serverProblems(file: string | undefined, name: string, value: unknown, 
   const validate = "command" in record ? (validateStdio ??= ajv.compile(stdioSchema)) : (validateHttp ??= ajv.compile(httpSchema));
   const badUrl = () => at("url", "must be an absolute URL such as http://localhost:3001/mcp");
   if (!validate(record)) {
-    const problems = (validate.errors ?? []).map((e) => at(fieldOf(e), messageOf(e)));
+    // An anyOf's branches and an if's "must match then" only repeat what the anyOf error says.
+    const errors = (validate.errors ?? []).filter((e) => e.keyword !== "if" && !e.schemaPath.includes("/anyOf/"));
+    const problems = errors.map((e) => at(fieldOf(e), messageOf(e)));
     if (typeof record.url === "string" && !record.url.includes("${") && !URL.canParse(record.url)) problems.push(badUrl());
     return problems;
   }
