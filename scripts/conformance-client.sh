@@ -21,6 +21,8 @@ node -e '
   const oauth = {};
   if (context.client_id) oauth.clientId = context.client_id;
   if (context.client_secret) oauth.clientSecret = context.client_secret;
+  if (context.private_key_pem) oauth.privateKey = context.private_key_pem;
+  if (context.signing_algorithm) oauth.signingAlgorithm = context.signing_algorithm;
   if (scenario.startsWith("auth/client-credentials")) oauth.grant = "client_credentials";
   // The suite checks for this client ID metadata document URL (a user would publish their own).
   if (scenario === "auth/basic-cimd") oauth.clientMetadataUrl = "https://conformance-test.local/client-metadata.json";

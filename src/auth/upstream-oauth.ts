@@ -9,10 +9,11 @@
  * command). With `"grant": "client_credentials"` no person is ever needed.
  */
 import { randomBytes } from "node:crypto";
-import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { ToolsearchError } from "../errors.js";
 import type { Store } from "../store/types.js";
+import { type AssertionAlgorithm, clientAssertionAuth, usesClientAssertion } from "./client-assertion.js";
 import { loadSecretKey, SecretBox, secretKeyAvailable, Secrets } from "./secrets.js";
 
 /** The `oauth` block of a remote server in the gateway configuration. */
@@ -20,11 +21,17 @@ export interface UpstreamOAuthConfig {
   /** A client registered beforehand (otherwise a client ID metadata document or dynamic registration is used). */
   clientId?: string;
   clientSecret?: string;
+  /** `private_key_jwt` (RFC 7523) instead of a secret: the client's private key as PEM text (usually `${VAR}`)… */
+  privateKey?: string;
+  /** …or a file holding it. */
+  privateKeyFile?: string;
+  /** The assertion's algorithm; default from the key (RSA → RS256, EC P-256 → ES256, Ed25519 → EdDSA). */
+  signingAlgorithm?: AssertionAlgorithm;
   /** Scopes to ask for when the server names none. */
   scopes?: string[];
   /** Loopback port of the login redirect (default: a free one). */
   redirectPort?: number;
-  /** `client_credentials`: a machine account, no login (needs clientId and clientSecret). Default: authorization code. */
+  /** `client_credentials`: a machine account, no login (needs clientId and clientSecret or a private key). Default: authorization code. */
   grant?: "authorization_code" | "client_credentials";
   /** An https URL where this client's metadata document is published (used when the server supports it). */
   clientMetadataUrl?: string;
@@ -58,6 +65,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   /** Set once `auth()` got past discovery: the server does want OAuth from us (whatever failed after that). */
   authWanted = false;
   private redirect?: string;
+  /** Signs a `private_key_jwt` assertion into each token request; only set when a private key is configured. */
+  readonly addClientAuthentication?: AddClientAuthentication;
 
   constructor(
     private readonly store: SecretStore,
@@ -67,6 +76,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     options: { redirectUrl?: string } = {},
   ) {
     this.redirect = options.redirectUrl;
+    if (config.clientId && usesClientAssertion(config)) this.addClientAuthentication = clientAssertionAuth({ ...config, clientId: config.clientId });
   }
 
   /** Whether this server uses a machine account (no login). */
@@ -89,7 +99,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       redirect_uris: this.redirect ? [this.redirect] : [],
       grant_types: this.machine ? ["client_credentials"] : ["authorization_code", "refresh_token"],
       response_types: this.machine ? [] : ["code"],
-      token_endpoint_auth_method: secret ? "client_secret_basic" : "none",
+      token_endpoint_auth_method: this.addClientAuthentication ? "private_key_jwt" : secret ? "client_secret_basic" : "none",
       ...(this.config.scopes?.length ? { scope: this.config.scopes.join(" ") } : {}),
     };
   }

@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { readText } from "../catalog/read-records.js";
 import { type Problem, ToolsearchError } from "../errors.js";
 import { type OpenApiSourceConfig, parseOpenApiSources } from "../openapi/config.js";
+import { ASSERTION_ALGORITHMS } from "../auth/client-assertion.js";
 import type { UpstreamOAuthConfig } from "../auth/upstream-oauth.js";
 import type { ToolSelection } from "./tool-filter.js";
 import { describeMissing, resolveServerConfig } from "./variables.js";
@@ -103,6 +104,9 @@ const httpSchema = {
       properties: {
         clientId: { type: "string", minLength: 1 },
         clientSecret: { type: "string" },
+        privateKey: { type: "string", minLength: 1 },
+        privateKeyFile: { type: "string", minLength: 1 },
+        signingAlgorithm: { enum: [...ASSERTION_ALGORITHMS] },
         scopes: { type: "array", items: { type: "string", minLength: 1 } },
         redirectPort: { type: "integer", minimum: 1, maximum: 65535 },
         grant: { enum: ["authorization_code", "client_credentials"] },
@@ -111,7 +115,9 @@ const httpSchema = {
       additionalProperties: false,
       // A machine account authenticates itself: without a client it has nothing to present.
       if: { properties: { grant: { const: "client_credentials" } }, required: ["grant"] },
-      then: { required: ["clientId", "clientSecret"] },
+      then: { required: ["clientId"], anyOf: [{ required: ["clientSecret"] }, { required: ["privateKey"] }, { required: ["privateKeyFile"] }] },
+      // One way to authenticate the client, so nobody wonders which of two is used.
+      not: { anyOf: [{ required: ["clientSecret", "privateKey"] }, { required: ["clientSecret", "privateKeyFile"] }, { required: ["privateKey", "privateKeyFile"] }] },
     },
     ...controls,
     type: { enum: ["http", "streamable-http", "streamableHttp"] },
@@ -142,6 +148,9 @@ function messageOf(error: ErrorObject): string {
   if (error.keyword === "additionalProperties") return "is not a known field (stdio servers take command, args, env, cwd; HTTP servers take url, headers, oauth; both take tools and alwaysLoad)";
   if (error.keyword === "enum") return `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
   if (error.keyword === "minLength") return "must not be empty";
+  // The oauth block's client authentication: the schema's anyOf / not, in words.
+  if (error.keyword === "anyOf") return "needs clientSecret, privateKey or privateKeyFile with \"grant\": \"client_credentials\"";
+  if (error.keyword === "not") return "takes one of clientSecret, privateKey and privateKeyFile, not several";
   return error.message ?? "is invalid";
 }
 
@@ -154,7 +163,9 @@ function serverProblems(file: string | undefined, name: string, value: unknown, 
   const validate = "command" in record ? (validateStdio ??= ajv.compile(stdioSchema)) : (validateHttp ??= ajv.compile(httpSchema));
   const badUrl = () => at("url", "must be an absolute URL such as http://localhost:3001/mcp");
   if (!validate(record)) {
-    const problems = (validate.errors ?? []).map((e) => at(fieldOf(e), messageOf(e)));
+    // An anyOf's branches and an if's "must match then" only repeat what the anyOf error says.
+    const errors = (validate.errors ?? []).filter((e) => e.keyword !== "if" && !e.schemaPath.includes("/anyOf/"));
+    const problems = errors.map((e) => at(fieldOf(e), messageOf(e)));
     if (typeof record.url === "string" && !record.url.includes("${") && !URL.canParse(record.url)) problems.push(badUrl());
     return problems;
   }

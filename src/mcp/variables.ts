@@ -53,12 +53,14 @@ export function resolveServerConfig(config: ServerConfig, environment: Environme
   return { config: dropUndefined(resolved), secrets, missing };
 }
 
-/** `${VAR}` in an `oauth` block: the client ID and secret (the secret is masked wherever it might be shown). */
+/** `${VAR}` in an `oauth` block: the client ID, secret and private key (secret and key are masked wherever it might be shown). */
 function fillOAuth(oauth: NonNullable<HttpServerConfig["oauth"]>, fill: (field: string, value: string, secret: boolean) => string): HttpServerConfig["oauth"] {
   return {
     ...oauth,
     ...(oauth.clientId !== undefined ? { clientId: fill("oauth.clientId", oauth.clientId, false) } : {}),
     ...(oauth.clientSecret !== undefined ? { clientSecret: fill("oauth.clientSecret", oauth.clientSecret, true) } : {}),
+    ...(oauth.privateKey !== undefined ? { privateKey: fill("oauth.privateKey", oauth.privateKey, true) } : {}),
+    ...(oauth.privateKeyFile !== undefined ? { privateKeyFile: fill("oauth.privateKeyFile", oauth.privateKeyFile, false) } : {}),
   };
 }
 

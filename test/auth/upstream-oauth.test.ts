@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -17,6 +18,10 @@ import { makeTempDir } from "../helpers/temp-dir.js";
 import { MAIN, makeService, type TestService, weatherTools } from "../server/helpers.js";
 
 const machine: TestClient = { id: "machine", secret: "machine-secret-0123456789", scope: "toolsearch:read toolsearch:call", collections: ["*"] };
+// A machine account that authenticates with a private key (private_key_jwt); SEC1 PEM, as `openssl ecparam -genkey` writes it.
+const signer = generateKeyPairSync("ec", { namedCurve: "P-256" });
+const signerKeyPem = signer.privateKey.export({ type: "sec1", format: "pem" }).toString();
+const keyed: TestClient = { id: "keyed", secret: "unused", scope: "toolsearch:read toolsearch:call", collections: ["*"], jwks: [{ ...signer.publicKey.export({ format: "jwk" }), alg: "ES256", use: "sig" }] };
 
 /** The real CLI in a child process (asynchronously: the service and the provider answer from this process). */
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -38,7 +43,7 @@ describe("remote upstreams that require OAuth", () => {
   let env: Record<string, string>;
 
   before(async () => {
-    idp = await startIssuer([machine]);
+    idp = await startIssuer([machine, keyed]);
     s = await makeService({ oauth: { issuer: idp.issuer } });
     const base = await s.app.listen({ port: 0, host: "127.0.0.1" });
     const put = await fetch(`${base}/v1/collections/weather`, { method: "PUT", headers: { ...s.auth(s.keys.write), "content-type": "application/json" }, body: JSON.stringify({ kind: "tools", tools: weatherTools() }) });
@@ -48,10 +53,11 @@ describe("remote upstreams that require OAuth", () => {
     writeFileSync(config, JSON.stringify({
       mcpServers: {
         machine: { url: `${base}/mcp/weather`, oauth: { grant: "client_credentials", clientId: machine.id, clientSecret: "${MACHINE_SECRET}", scopes: ["toolsearch:read", "toolsearch:call"] } },
+        keyed: { url: `${base}/mcp/weather`, oauth: { grant: "client_credentials", clientId: keyed.id, privateKey: "${KEYED_PRIVATE_KEY}", scopes: ["toolsearch:read", "toolsearch:call"] } },
         person: { url: `${base}/mcp/weather` },
       },
     }));
-    env = { TOOLSEARCH_HOME: home, MACHINE_SECRET: machine.secret };
+    env = { TOOLSEARCH_HOME: home, MACHINE_SECRET: machine.secret, KEYED_PRIVATE_KEY: signerKeyPem };
   });
   after(async () => {
     await s.close();
@@ -79,6 +85,19 @@ describe("remote upstreams that require OAuth", () => {
     assert.ok(raw.includes(oauthOwner("gateway", "machine")), "the grep reads the store's bytes");
     assert.ok(!raw.includes(tokens.access_token), "the access token is not readable in the store file");
     assert.ok(!raw.includes(machine.secret), "nor the client secret");
+  });
+
+  test("client_credentials with private_key_jwt: the provider accepts the signed assertion; the key is never stored or shown", async () => {
+    const requests = idp.tokenRequests;
+    const result = await cli(["mcp", "call", "keyed", ...search, config], env);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /convert_currency/);
+    assert.equal(idp.tokenRequests, requests + 1);
+    const storePath = join(home, "store.sqlite");
+    const raw = ["", "-wal"].map((suffix) => { try { return readFileSync(`${storePath}${suffix}`).toString("latin1"); } catch { return ""; } }).join("");
+    const body = signerKeyPem.split("\n")[1]!;
+    assert.ok(raw.includes(oauthOwner("gateway", "keyed")), "the grep reads the store's bytes");
+    assert.ok(!raw.includes(body) && !result.stdout.includes(body) && !result.stderr.includes(body), "the private key is nowhere");
   });
 
   test("a server that needs a person: the call fails at once with login_required naming the command", async () => {

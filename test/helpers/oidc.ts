@@ -11,7 +11,10 @@ import Provider from "oidc-provider";
 /** A confidential client of the test provider, allowed some `toolsearch:*` scopes. */
 export interface TestClient {
   id: string;
+  /** Its client_secret_basic secret (not registered when `jwks` is set). */
   secret: string;
+  /** A private_key_jwt client (RFC 7523): its public keys are registered instead of the secret. */
+  jwks?: JWK[];
   scope: string;
   /** Put in the tokens' `collections` claim. */
   collections?: string[];
@@ -48,7 +51,10 @@ export async function startIssuer(clients: TestClient[]): Promise<TestIssuer> {
   let keys = [await signingKey("k1")];
   const make = () =>
     new Provider(issuer, {
-      clients: clients.map((c) => ({ client_id: c.id, client_secret: c.secret, grant_types: ["client_credentials"], redirect_uris: [], response_types: [], scope: c.scope, id_token_signed_response_alg: "ES256" })),
+      clients: clients.map((c) => ({
+        client_id: c.id,
+        ...(c.jwks ? { token_endpoint_auth_method: "private_key_jwt", jwks: { keys: c.jwks } } : { client_secret: c.secret }),
+        grant_types: ["client_credentials"], redirect_uris: [], response_types: [], scope: c.scope, id_token_signed_response_alg: "ES256" })),
       jwks: { keys },
       extraTokenClaims: (_ctx: unknown, token: { clientId?: string }) => {
         const collections = clients.find((c) => c.id === token.clientId)?.collections;

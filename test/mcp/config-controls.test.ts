@@ -95,3 +95,25 @@ describe("configuration hash", () => {
     assert.notEqual(configHash({ url: "http://a/mcp" }), configHash({ url: "http://b/mcp" }));
   });
 });
+
+describe("oauth blocks with a private key (private_key_jwt)", () => {
+  const PEM = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg-not-real\n-----END PRIVATE KEY-----\n";
+  const server = (oauth: Record<string, unknown>) => ({ mcpServers: { crm: { url: "https://crm.example.com/mcp", oauth: { grant: "client_credentials", clientId: "crm-bot", ...oauth } } } });
+
+  it("takes the key from ${VAR} and masks it like a secret", () => {
+    const resolved = resolveServerConfig({ url: "https://crm.example.com/mcp", oauth: { grant: "client_credentials", clientId: "crm-bot", privateKey: "${CRM_KEY}", signingAlgorithm: "ES256" } }, { CRM_KEY: PEM });
+    assert.equal("oauth" in resolved.config && resolved.config.oauth?.privateKey, PEM);
+    assert.ok(resolved.secrets.includes(PEM));
+    assert.doesNotThrow(() => parseGatewayConfig(server({ privateKeyFile: "/etc/toolsearch/crm.pem" }), "mcp.json", {}));
+  });
+
+  it("a machine account needs one way to authenticate, and only one", () => {
+    const none = refusal(server({}), {});
+    assert.match(none.message, /"oauth" needs clientSecret, privateKey or privateKeyFile/);
+    assert.equal(none.problems.length, 1, JSON.stringify(none.problems));
+    const both = refusal(server({ clientSecret: SECRET, privateKey: PEM }), {});
+    assert.match(both.message, /"oauth" takes one of clientSecret, privateKey and privateKeyFile/);
+    assert.ok(!both.message.includes(SECRET) && !both.message.includes("not-real"));
+    assert.match(refusal(server({ privateKey: PEM, signingAlgorithm: "HS256" }), {}).message, /signingAlgorithm" must be one of/);
+  });
+});
