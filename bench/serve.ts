@@ -12,9 +12,9 @@
  *   one client in sequence and 16 in parallel;
  * - the same upserts through a second service on the same collections with the audit log on (each write recorded,
  *   batched off the request path), alternating with the first: the per-write cost of auditing, side by side;
- * - `call_tool` on `/mcp/fixture` (an `mcp` collection over the fixture MCP server, stdio) through the MCP SDK client,
- *   one client at a time, in alternating rounds of --seconds against the plain and the audited service (same
- *   collection, same upstream process): calls per second, their ratio and the difference in µs per call;
+ * - `call_tool` on `/mcp/fixture` (an `mcp` collection over the fixture MCP server, stdio) through the MCP SDK client:
+ *   one call to the plain and one to the audited service in turn (same collection, same upstream process) for
+ *   2 × rounds × seconds: calls per second on each, their ratio, and the difference of median call times in µs;
  * - the audit log alone, in process: µs per `record` (what a call waits for) and per entry written (the batched
  *   commit, off the request path), over --audit-entries entries;
  * - restart: a fresh process's time to load the scale collection from the store and to get all its vectors back
@@ -166,23 +166,46 @@ async function mcpClient(url: string, key: string): Promise<Client> {
   return client;
 }
 
-/** `call_tool` calls, one after another, for `seconds`; returns how many were answered. */
-async function callFor(client: Client, seconds: number): Promise<number> {
-  const until = performance.now() + seconds * 1000;
-  let n = 0;
-  for (; performance.now() < until; n++) {
-    const answer = await client.callTool({ name: "call_tool", arguments: { name: "fx__echo_text", arguments: { text: `call ${n}` } } });
-    if (answer.isError) throw new Error(`call_tool failed: ${JSON.stringify(answer.content)}`);
-  }
-  return n;
+/** One `call_tool` of the fixture's echo tool; returns its time in ms. */
+async function timedCall(client: Client, n: number): Promise<number> {
+  const started = performance.now();
+  const answer = await client.callTool({ name: "call_tool", arguments: { name: "fx__echo_text", arguments: { text: `call ${n}` } } });
+  if (answer.isError) throw new Error(`call_tool failed: ${JSON.stringify(answer.content)}`);
+  return performance.now() - started;
 }
+
+/**
+ * Calls for `seconds`, one plain and one audited in turn (which goes first swaps each pair), so that the machine's
+ * drift, large when other work shares the cores, falls on both alike. Returns each side's call times in ms.
+ */
+async function pairedCalls(plain: Client, audited: Client, seconds: number): Promise<{ plain: number[]; audited: number[] }> {
+  const times = { plain: [] as number[], audited: [] as number[] };
+  const until = performance.now() + seconds * 1000;
+  for (let n = 0; performance.now() < until; n++) {
+    if (n % 2 === 0) {
+      times.plain.push(await timedCall(plain, n));
+      times.audited.push(await timedCall(audited, n));
+    } else {
+      times.audited.push(await timedCall(audited, n));
+      times.plain.push(await timedCall(plain, n));
+    }
+  }
+  return times;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** Figures of the `call_tool` rounds: plain against audited, side by side. */
 interface CallFigures {
+  calls_each: number;
   plain_per_s: number;
   audited_per_s: number;
+  /** Audited throughput over plain (one client, calls in turn). */
   ratio: number;
-  /** Mean time per call audited minus plain; noise can make it negative. */
+  plain_median_us: number;
+  audited_median_us: number;
+  /** Median call time audited minus plain; noise can make it negative. */
   audit_us_per_call: number;
   entries_written: number;
 }
@@ -205,22 +228,19 @@ async function callRounds(info: TargetInfo, admin: string, rounds: number, secon
       if (i === 300) throw new Error("the fixture upstream never became callable");
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await callFor(plain, 1);
-    const warmUp = await callFor(audited, 1);
-    let plainCalls = 0;
-    let auditedCalls = 0;
-    for (let r = 0; r < rounds; r++) {
-      plainCalls += await callFor(plain, seconds);
-      auditedCalls += await callFor(audited, seconds);
-    }
-    const total = rounds * seconds;
+    const warmUp = (await pairedCalls(plain, audited, 2)).audited.length;
+    const times = await pairedCalls(plain, audited, rounds * seconds * 2);
     const entries = await countAudit(info.auditedUrl, admin, "fixture");
-    if (entries !== warmUp + auditedCalls) throw new Error(`the audited service recorded ${entries} calls of ${warmUp + auditedCalls}`);
+    if (entries !== warmUp + times.audited.length) throw new Error(`the audited service recorded ${entries} calls of ${warmUp + times.audited.length}`);
+    const [plainMedian, auditedMedian] = [median(times.plain), median(times.audited)];
     return {
-      plain_per_s: Math.round(plainCalls / total),
-      audited_per_s: Math.round(auditedCalls / total),
-      ratio: Math.round((auditedCalls / plainCalls) * 100) / 100,
-      audit_us_per_call: Math.round(((total / auditedCalls) - (total / plainCalls)) * 1e6),
+      calls_each: times.plain.length,
+      plain_per_s: Math.round((times.plain.length * 1000) / sum(times.plain)),
+      audited_per_s: Math.round((times.audited.length * 1000) / sum(times.audited)),
+      ratio: Math.round((sum(times.plain) / sum(times.audited)) * 100) / 100,
+      plain_median_us: Math.round(plainMedian * 1000),
+      audited_median_us: Math.round(auditedMedian * 1000),
+      audit_us_per_call: Math.round((auditedMedian - plainMedian) * 1000),
       entries_written: entries,
     };
   } finally {
@@ -372,7 +392,7 @@ function report(result: {
     "",
     `upserts/s (durable, one at a time): ${result.upserts_per_s.sequential}; with 16 clients: ${result.upserts_per_s.parallel_16}`,
     `with the audit log on: ${result.audited_upserts_per_s.sequential} (×${result.audited_upserts_per_s.ratio_sequential}); with 16 clients: ${result.audited_upserts_per_s.parallel_16} (×${result.audited_upserts_per_s.ratio_parallel_16})`,
-    `call_tool on an mcp collection (one client, fixture upstream): ${result.call_tool.plain_per_s}/s plain, ${result.call_tool.audited_per_s}/s audited (×${result.call_tool.ratio}; ${result.call_tool.audit_us_per_call} µs per call; ${result.call_tool.entries_written} entries written)`,
+    `call_tool on an mcp collection (fixture upstream, ${result.call_tool.calls_each} calls each, in turn): ${result.call_tool.plain_per_s}/s plain, ${result.call_tool.audited_per_s}/s audited (×${result.call_tool.ratio}); median ${result.call_tool.plain_median_us} µs against ${result.call_tool.audited_median_us} µs: ${result.call_tool.audit_us_per_call} µs per call for auditing (${result.call_tool.entries_written} entries written)`,
     `audit log alone: ${result.audit_log.record_us} µs per record (on the call's path), ${result.audit_log.write_us_per_entry} µs per entry written (batched, off it), over ${result.audit_log.entries} entries`,
     `store: put of the whole collection ${result.store.put_collection_ms} ms; restart: collection loaded in ${result.store.restart_load_ms} ms, with all vectors from the store in ${result.store.restart_with_vectors_ms} ms (CPU ${result.store.restart_with_vectors_cpu_ms} ms; ${result.store.provider_calls_on_restart} embedding calls)`,
   ];
