@@ -4,24 +4,12 @@
  * for admin keys; any other key gets the service's 403, shown here as a plain sentence rather than an error code.
  */
 import { fill, h } from "../../dom.js";
+import type { AuditRecord } from "../../../store/types.js";
 import { api, ApiError, type CollectionSummary } from "../api.js";
 import { errorBox, type PageContext } from "../ui.js";
 
-/** One entry as `GET /v1/audit` returns it. */
-interface AuditRow {
-  id: number;
-  at: string;
-  who: string;
-  action: string;
-  collection: string;
-  target?: string;
-  outcome: string;
-  durationMs: number;
-  argumentBytes?: number;
-}
-
 interface AuditAnswer {
-  entries: AuditRow[];
+  entries: AuditRecord[];
   next?: number;
 }
 
@@ -85,7 +73,7 @@ function notAllowed(error: unknown): HTMLElement | undefined {
     h("code", {}, "toolsearch keys create --scope admin"), ".");
 }
 
-function auditTable(entries: AuditRow[]): HTMLElement {
+function auditTable(entries: AuditRecord[]): HTMLElement {
   if (entries.length === 0) return h("p", {}, "No entries match.");
   const columns = ["when", "who", "action", "collection", "tool or item", "outcome", "duration", "argument size"];
   return h("table", { class: "audit" },
