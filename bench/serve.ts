@@ -12,10 +12,16 @@
  *   one client in sequence and 16 in parallel;
  * - the same upserts through a second service on the same collections with the audit log on (each write recorded,
  *   batched off the request path), alternating with the first: the per-write cost of auditing, side by side;
+ * - `call_tool` on `/mcp/fixture` (an `mcp` collection over the fixture MCP server, stdio) through the MCP SDK client:
+ *   one call to the plain and one to the audited service in turn (same collection, same upstream process) for
+ *   2 × rounds × seconds: calls per second on each, their ratio, and the difference of median call times in µs;
+ * - the audit log alone, in process: µs per `record` (what a call waits for) and per entry written (the batched
+ *   commit, off the request path), over --audit-entries entries;
  * - restart: a fresh process's time to load the scale collection from the store and to get all its vectors back
  *   from the store (no embedding call; vectors from a stand-in provider with USE-lite's 512 dimensions).
  *
- * Options: --catalog FILE, --queries FILE, --connections N (50), --seconds N per round (5), --rounds N (2), --upserts N (300).
+ * Options: --catalog FILE, --queries FILE, --connections N (50), --seconds N per round (5), --rounds N (2), --upserts N (300),
+ * --audit-entries N (20000).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -34,7 +40,12 @@ import { Collections } from "../src/server/collections.js";
 import { checkItems } from "../src/server/items.js";
 import { openStore } from "../src/store/open.js";
 import { AuditLog } from "../src/trust/audit.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StandInProvider } from "./stand-in-provider.js";
+
+/** The upstream of the `call_tool` rounds: the fixture MCP server of the tests (echo_text answers its argument). */
+const FIXTURE_SERVER = new URL("../test/fixtures/mcp/fixture-server.mjs", import.meta.url).pathname;
 
 const { values } = parseArgs({
   options: {
@@ -44,6 +55,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "5" },
     rounds: { type: "string", default: "2" },
     upserts: { type: "string", default: "300" },
+    "audit-entries": { type: "string", default: "20000" },
     json: { type: "boolean", default: false },
     // Internal: run the servers (the child process) over this store directory.
     target: { type: "string" },
@@ -147,6 +159,127 @@ function merge(results: autocannon.Result[]): LoadFigures {
   };
 }
 
+/** An MCP client session on `/mcp/fixture` of one service. */
+async function mcpClient(url: string, key: string): Promise<Client> {
+  const client = new Client({ name: "bench-serve", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp/fixture`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  return client;
+}
+
+/** One `call_tool` of the fixture's echo tool; returns its time in ms. */
+async function timedCall(client: Client, n: number): Promise<number> {
+  const started = performance.now();
+  const answer = await client.callTool({ name: "call_tool", arguments: { name: "fx__echo_text", arguments: { text: `call ${n}` } } });
+  if (answer.isError) throw new Error(`call_tool failed: ${JSON.stringify(answer.content)}`);
+  return performance.now() - started;
+}
+
+/**
+ * Calls for `seconds`, one plain and one audited in turn (which goes first swaps each pair), so that the machine's
+ * drift, large when other work shares the cores, falls on both alike. Returns each side's call times in ms.
+ */
+async function pairedCalls(plain: Client, audited: Client, seconds: number): Promise<{ plain: number[]; audited: number[] }> {
+  const times = { plain: [] as number[], audited: [] as number[] };
+  const until = performance.now() + seconds * 1000;
+  for (let n = 0; performance.now() < until; n++) {
+    if (n % 2 === 0) {
+      times.plain.push(await timedCall(plain, n));
+      times.audited.push(await timedCall(audited, n));
+    } else {
+      times.audited.push(await timedCall(audited, n));
+      times.plain.push(await timedCall(plain, n));
+    }
+  }
+  return times;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** Figures of the `call_tool` rounds: plain against audited, side by side. */
+interface CallFigures {
+  calls_each: number;
+  plain_per_s: number;
+  audited_per_s: number;
+  /** Audited throughput over plain (one client, calls in turn). */
+  ratio: number;
+  plain_median_us: number;
+  audited_median_us: number;
+  /** Median call time audited minus plain; noise can make it negative. */
+  audit_us_per_call: number;
+  entries_written: number;
+}
+
+/** Sets up the `mcp` collection over the fixture server, then alternates rounds of calls on the plain and audited service. */
+async function callRounds(info: TargetInfo, admin: string, rounds: number, seconds: number): Promise<CallFigures> {
+  const put = await fetch(`${info.serviceUrl}/v1/collections/fixture`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+    body: JSON.stringify({ kind: "mcp", mcpServers: { fx: { command: process.execPath, args: [FIXTURE_SERVER] } } }),
+  });
+  if (!put.ok) throw new Error(`PUT /v1/collections/fixture answered ${put.status}: ${await put.text()}`);
+  const plain = await mcpClient(info.serviceUrl, admin);
+  const audited = await mcpClient(info.auditedUrl, admin);
+  try {
+    // The upstream starts in the background: wait until its tools can be called, then warm both paths up.
+    for (let i = 0; ; i++) {
+      const answer = await plain.callTool({ name: "call_tool", arguments: { name: "fx__echo_text", arguments: { text: "ready?" } } });
+      if (!answer.isError) break;
+      if (i === 300) throw new Error("the fixture upstream never became callable");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const warmUp = (await pairedCalls(plain, audited, 2)).audited.length;
+    const times = await pairedCalls(plain, audited, rounds * seconds * 2);
+    const entries = await countAudit(info.auditedUrl, admin, "fixture");
+    if (entries !== warmUp + times.audited.length) throw new Error(`the audited service recorded ${entries} calls of ${warmUp + times.audited.length}`);
+    const [plainMedian, auditedMedian] = [median(times.plain), median(times.audited)];
+    return {
+      calls_each: times.plain.length,
+      plain_per_s: Math.round((times.plain.length * 1000) / sum(times.plain)),
+      audited_per_s: Math.round((times.audited.length * 1000) / sum(times.audited)),
+      ratio: Math.round((sum(times.plain) / sum(times.audited)) * 100) / 100,
+      plain_median_us: Math.round(plainMedian * 1000),
+      audited_median_us: Math.round(auditedMedian * 1000),
+      audit_us_per_call: Math.round((auditedMedian - plainMedian) * 1000),
+      entries_written: entries,
+    };
+  } finally {
+    await plain.close();
+    await audited.close();
+  }
+}
+
+/** How many audit entries a collection has, paging through `GET /v1/audit`. */
+async function countAudit(url: string, admin: string, collection: string): Promise<number> {
+  let count = 0;
+  for (let before: number | undefined; ;) {
+    const page = (await (await fetch(`${url}/v1/audit?collection=${collection}&limit=1000${before ? `&before=${before}` : ""}`, { headers: { authorization: `Bearer ${admin}` } })).json()) as { entries: unknown[]; next?: number };
+    count += page.entries.length;
+    if (page.next === undefined) return count;
+    before = page.next;
+  }
+}
+
+/** The audit log alone on its own SQLite file: µs per `record` (the call's share) and per entry committed (batched). */
+async function auditLogCost(dir: string, entries: number): Promise<{ entries: number; record_us: number; write_us_per_entry: number }> {
+  const store = await openStore(join(dir, "audit-alone.sqlite"));
+  // A long flush period, so the timed loop measures pushes only; the flush is then timed on its own.
+  const audit = new AuditLog(store, { flushMs: 3_600_000, maxBatch: entries + 1, log: () => {} });
+  try {
+    const started = performance.now();
+    for (let i = 0; i < entries; i++) {
+      audit.record({ who: "bench-key", action: "call_tool", collection: "fixture", target: "fx__echo_text", outcome: "ok", durationMs: 1.5, argumentBytes: 20 });
+    }
+    const recorded = performance.now();
+    await audit.flush();
+    const flushed = performance.now();
+    return { entries, record_us: round1(((recorded - started) * 1000) / entries), write_us_per_entry: round1(((flushed - recorded) * 1000) / entries) };
+  } finally {
+    await audit.close();
+    await store.close();
+  }
+}
+
 /** Upserts of single tools, `parallel` clients at a time, each waiting for its acknowledgement. */
 async function upserts(url: string, key: string, count: number, parallel: number, tag = ""): Promise<number> {
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
@@ -180,6 +313,7 @@ async function main(): Promise<void> {
     await filler.get("scale").tools!.prepareEmbeddings();
     await filler.close();
     const { key } = await createApiKey(store, { scope: "write" });
+    const { key: admin } = await createApiKey(store, { scope: "admin" });
     await store.close();
 
     const queries = readRecords(values.queries!, ["queries"]).map((q) => (q as { query: string }).query);
@@ -204,6 +338,8 @@ async function main(): Promise<void> {
       const auditedSequential = await upserts(info.auditedUrl, key, count, 1, "_audited");
       const upsertsParallel = await upserts(info.serviceUrl, key, count, 16);
       const auditedParallel = await upserts(info.auditedUrl, key, count, 16, "_audited");
+      const calls = await callRounds(info, admin, Number(values.rounds), seconds);
+      const auditAlone = await auditLogCost(dir, Number(values["audit-entries"]));
       report({
         catalog: values.catalog,
         tools: info.tools,
@@ -219,6 +355,8 @@ async function main(): Promise<void> {
           ratio_sequential: Math.round((auditedSequential / upsertsSequential) * 100) / 100,
           ratio_parallel_16: Math.round((auditedParallel / upsertsParallel) * 100) / 100,
         },
+        call_tool: calls,
+        audit_log: auditAlone,
         store: { put_collection_ms: Math.round(putMs), restart_load_ms: Math.round(info.loadedMs), restart_with_vectors_ms: Math.round(info.withVectorsMs), restart_with_vectors_cpu_ms: Math.round(info.withVectorsCpuMs), provider_calls_on_restart: info.providerCalls },
         load_average: (await import("node:os")).loadavg().map((l) => Math.round(l * 10) / 10),
       });
@@ -235,6 +373,8 @@ function report(result: {
   search: { service: LoadFigures; bare: LoadFigures; ratio: number };
   upserts_per_s: { sequential: number; parallel_16: number };
   audited_upserts_per_s: { sequential: number; parallel_16: number; ratio_sequential: number; ratio_parallel_16: number };
+  call_tool: CallFigures;
+  audit_log: { entries: number; record_us: number; write_us_per_entry: number };
   store: { put_collection_ms: number; restart_load_ms: number; restart_with_vectors_ms: number; restart_with_vectors_cpu_ms: number; provider_calls_on_restart: number };
   load_average: number[];
   [key: string]: unknown;
@@ -252,6 +392,8 @@ function report(result: {
     "",
     `upserts/s (durable, one at a time): ${result.upserts_per_s.sequential}; with 16 clients: ${result.upserts_per_s.parallel_16}`,
     `with the audit log on: ${result.audited_upserts_per_s.sequential} (×${result.audited_upserts_per_s.ratio_sequential}); with 16 clients: ${result.audited_upserts_per_s.parallel_16} (×${result.audited_upserts_per_s.ratio_parallel_16})`,
+    `call_tool on an mcp collection (fixture upstream, ${result.call_tool.calls_each} calls each, in turn): ${result.call_tool.plain_per_s}/s plain, ${result.call_tool.audited_per_s}/s audited (×${result.call_tool.ratio}); median ${result.call_tool.plain_median_us} µs against ${result.call_tool.audited_median_us} µs: ${result.call_tool.audit_us_per_call} µs per call for auditing (${result.call_tool.entries_written} entries written)`,
+    `audit log alone: ${result.audit_log.record_us} µs per record (on the call's path), ${result.audit_log.write_us_per_entry} µs per entry written (batched, off it), over ${result.audit_log.entries} entries`,
     `store: put of the whole collection ${result.store.put_collection_ms} ms; restart: collection loaded in ${result.store.restart_load_ms} ms, with all vectors from the store in ${result.store.restart_with_vectors_ms} ms (CPU ${result.store.restart_with_vectors_cpu_ms} ms; ${result.store.provider_calls_on_restart} embedding calls)`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -7,6 +7,7 @@
 import { h, fill } from "../dom.js";
 import { api, ApiError, type CollectionSummary, session } from "./api.js";
 import { errorBox } from "./ui.js";
+import { auditPage } from "./pages/audit.js";
 import { collectionsPage } from "./pages/collections.js";
 import { evalPage } from "./pages/eval.js";
 import { itemPage } from "./pages/item.js";
@@ -25,7 +26,7 @@ fill(app, h("a", { href: "#main", class: "skip" }, "Skip to content"), h("header
 let collections: CollectionSummary[] | undefined;
 let cleanup: (() => void) | undefined;
 
-/** Routes: `#/`, `#/c/NAME/search?q=…`, `#/c/NAME/item/ID`, `#/c/NAME/lint`, `#/c/NAME/eval`, `#/c/NAME/curation`, `#/c/NAME/review` (mcp). */
+/** Routes: `#/`, `#/c/NAME/search?q=…`, `#/c/NAME/item/ID`, `#/c/NAME/lint`, `#/c/NAME/eval`, `#/c/NAME/curation`, `#/c/NAME/review` (mcp), `#/audit?collection=…&who=…&since=…` (admin keys). */
 async function route(): Promise<void> {
   cleanup?.();
   cleanup = undefined;
@@ -39,16 +40,17 @@ async function route(): Promise<void> {
     return showError(error);
   }
   const collection = parts[0] === "c" ? collections.find((c) => c.name === parts[1]) : undefined;
-  drawNav(collection, parts[2]);
+  drawNav(collection, parts[0] === "audit" ? "audit" : parts[2]);
   const context: PageContext = {
     main, collection, params, rest: parts.slice(3).join("/"),
     setParams: (next) => history.replaceState(null, "", `#/${parts.map(encodeURIComponent).join("/")}?${new URLSearchParams(next)}`),
   };
   if (parts[0] === "c" && !collection) return showError(new ApiError(404, "unknown_collection", `No collection named ${JSON.stringify(parts[1])}.`));
   const page = parts[2] ?? (collection ? "search" : "");
-  document.title = collection ? `${collection.name} · ${page} · toolsearch` : "Collections · toolsearch";
+  document.title = collection ? `${collection.name} · ${page} · toolsearch` : parts[0] === "audit" ? "Audit log · toolsearch" : "Collections · toolsearch";
   try {
-    if (!collection) cleanup = collectionsPage(context, collections);
+    if (parts[0] === "audit") cleanup = auditPage(context, collections);
+    else if (!collection) cleanup = collectionsPage(context, collections);
     else if (page === "search") cleanup = searchPage(context);
     else if (page === "item") cleanup = itemPage(context);
     else if (page === "lint") cleanup = lintPage(context);
@@ -65,7 +67,7 @@ function drawNav(collection: CollectionSummary | undefined, page: string | undef
   const link = (href: string, label: string, current: boolean) => h("a", { href, "aria-current": current ? "page" : undefined }, label);
   const c = collection ? `#/c/${encodeURIComponent(collection.name)}` : "";
   fill(nav,
-    link("#/", "Collections", !collection),
+    link("#/", "Collections", !collection && page !== "audit"),
     collection ? [
       h("span", { class: "sep" }, "›"), h("strong", {}, collection.name),
       link(`${c}/search`, "Search", page === "search" || page === undefined),
@@ -74,6 +76,7 @@ function drawNav(collection: CollectionSummary | undefined, page: string | undef
       link(`${c}/eval`, "Eval", page === "eval"),
       collection.kind === "mcp" ? link(`${c}/review`, "Review", page === "review") : null,
     ] : null,
+    link("#/audit", "Audit", page === "audit"),
     session.key() ? h("button", { type: "button", class: "signout", onclick: signOut }, "Forget key") : null);
 }
 
