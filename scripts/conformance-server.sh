@@ -12,8 +12,18 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 work="$(mktemp -d)"
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+# `start` runs inside $(...), a subshell, so the servers' pids go to a file the exit trap can read.
+cleanup() {
+  if [ -f "$work/pids" ]; then
+    while read -r pid; do kill "$pid" 2>/dev/null || true; done <"$work/pids"
+    # SIGTERM makes each server stop its upstreams; give them a moment before the folder goes.
+    for _ in $(seq 1 50); do
+      alive=0; while read -r pid; do if kill -0 "$pid" 2>/dev/null; then alive=1; fi; done <"$work/pids"
+      [ "$alive" -eq 0 ] && break; sleep 0.1
+    done
+  fi
+  rm -rf "$work"
+}
 trap cleanup EXIT
 suite="$root/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 toolsearch=(node --import tsx "$root/src/cli/main.ts")
@@ -28,11 +38,12 @@ JSON
 start() {
   local log="$work/$1.log"; shift
   "$@" >"$log" 2>&1 &
-  pids+=("$!")
+  local pid="$!"
+  echo "$pid" >>"$work/pids"
   for _ in $(seq 1 600); do
     local url; url="$(grep -o 'listening on [^ ]*' "$log" | head -1 | cut -d' ' -f3 || true)"
     if [ -n "$url" ]; then echo "$url"; return; fi
-    if ! kill -0 "${pids[-1]}" 2>/dev/null; then echo "server exited:" >&2; cat "$log" >&2; exit 1; fi
+    if ! kill -0 "$pid" 2>/dev/null; then echo "server exited:" >&2; cat "$log" >&2; exit 1; fi
     sleep 0.1
   done
   echo "server did not start:" >&2; cat "$log" >&2; exit 1
