@@ -48,6 +48,16 @@ function parseYaml(text: string): unknown {
   return (require("yaml") as typeof import("yaml")).parse(text);
 }
 
+/** Reads a file that holds one JSON value; `file_unreadable` or `file_parse` (naming the file) when it cannot. */
+export function readJsonFile(path: string): unknown {
+  const text = readText(path);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ToolsearchError("file_parse", `${path}: not valid JSON (${(error as Error).message})`);
+  }
+}
+
 export function parseStructured(path: string, text: string, format: "json" | "yaml"): unknown {
   try {
     return format === "json" ? JSON.parse(text) : parseYaml(text);

@@ -15,7 +15,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { createHash } from "node:crypto";
-import { readText } from "../catalog/read-records.js";
+import { readJsonFile } from "../catalog/read-records.js";
 import { type Problem, ToolsearchError } from "../errors.js";
 import { type OpenApiSourceConfig, parseOpenApiSources } from "../openapi/config.js";
 import { ASSERTION_ALGORITHMS } from "../auth/client-assertion.js";
@@ -236,12 +236,5 @@ function canonicalJson(value: unknown): string {
 
 /** Reads and checks a configuration file (JSON). */
 export function loadGatewayConfig(path: string): GatewayConfig {
-  const text = readText(path);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ToolsearchError("file_parse", `${path}: not valid JSON (${(error as Error).message})`);
-  }
-  return parseGatewayConfig(value, path);
+  return parseGatewayConfig(readJsonFile(path), path);
 }

@@ -504,22 +504,14 @@ export class SqliteStore implements Store {
     });
   }
 
-  // Pinned tool definitions
-
-  async listPins(owner: string): Promise<PinRecord[]> {
-    const rows = this.guard(() => this.sql("SELECT * FROM tool_pins WHERE owner = ? ORDER BY server, tool").all(owner) as (PinRow & { updated_at: string })[]);
-    return rows.map((row) => pinFromRow(row, row.updated_at));
+  async listAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {
+    const { where, values } = auditWhere(query, () => "?");
+    const rows = this.guard(() => this.sql(`SELECT * FROM audit ${where} ORDER BY id DESC LIMIT ?`).all(...values, query.limit ?? 100) as AuditRow[]);
+    return rows.map(toAudit);
   }
 
-  async putPins(pins: Omit<PinRecord, "updatedAt">[]): Promise<void> {
-    if (!pins.length) return;
-    await this.write(() => {
-      const upsert = this.sql(`INSERT INTO tool_pins (owner, server, tool, state, updated_at) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT(owner, server, tool) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`);
-      const now = new Date().toISOString();
-      for (const pin of pins) upsert.run(pin.owner, pin.server, pin.tool, pinState(pin), now);
-      return { result: undefined, changes: [] };
-    });
+  async pruneAudit(before: string): Promise<number> {
+    return this.write(() => ({ result: this.sql("DELETE FROM audit WHERE at < ?").run(before).changes, changes: [] }));
   }
 
   // Secrets
@@ -536,20 +528,28 @@ export class SqliteStore implements Store {
     });
   }
 
-  async listAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {
-    const { where, values } = auditWhere(query, () => "?");
-    const rows = this.guard(() => this.sql(`SELECT * FROM audit ${where} ORDER BY id DESC LIMIT ?`).all(...values, query.limit ?? 100) as AuditRow[]);
-    return rows.map(toAudit);
-  }
-
-  async pruneAudit(before: string): Promise<number> {
-    return this.write(() => ({ result: this.sql("DELETE FROM audit WHERE at < ?").run(before).changes, changes: [] }));
-  }
-
   async deleteSecrets(owner: string, name?: string): Promise<void> {
     await this.write(() => {
       if (name === undefined) this.sql("DELETE FROM secrets WHERE owner = ?").run(owner);
       else this.sql("DELETE FROM secrets WHERE owner = ? AND name = ?").run(owner, name);
+      return { result: undefined, changes: [] };
+    });
+  }
+
+  // Pinned tool definitions
+
+  async listPins(owner: string): Promise<PinRecord[]> {
+    const rows = this.guard(() => this.sql("SELECT * FROM tool_pins WHERE owner = ? ORDER BY server, tool").all(owner) as (PinRow & { updated_at: string })[]);
+    return rows.map((row) => pinFromRow(row, row.updated_at));
+  }
+
+  async putPins(pins: Omit<PinRecord, "updatedAt">[]): Promise<void> {
+    if (!pins.length) return;
+    await this.write(() => {
+      const upsert = this.sql(`INSERT INTO tool_pins (owner, server, tool, state, updated_at) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT(owner, server, tool) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`);
+      const now = new Date().toISOString();
+      for (const pin of pins) upsert.run(pin.owner, pin.server, pin.tool, pinState(pin), now);
       return { result: undefined, changes: [] };
     });
   }

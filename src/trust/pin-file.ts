@@ -4,19 +4,12 @@
  * the position and the rule.
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import { readText } from "../catalog/read-records.js";
+import { readJsonFile } from "../catalog/read-records.js";
 import { type Problem, ToolsearchError } from "../errors.js";
 
 /** Reads and checks a pin file. */
 export function readPinFile(path: string): Record<string, McpTool[]> {
-  const text = readText(path);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new ToolsearchError("file_parse", `${path}: not valid JSON (${(error as Error).message})`);
-  }
-  return parsePins(parsed, path);
+  return parsePins(readJsonFile(path), path);
 }
 
 /** Checks the shape of a pin set; throws `config_invalid` listing every problem. */
