@@ -70,12 +70,13 @@ export async function visibleSummary(collections: Collections, c: LoadedCollecti
   const full = { name: c.name, kind: c.kind, size: collections.sizeOf(c), updated_at: c.updatedAt, loaded: c.loaded };
   const visible = visibilityOf(key);
   if (!visible || c.kind === "docs") return full;
-  // An idle collection (not loaded on this replica) is loaded first: its stored size counts tools this caller may not see.
+  if (c.kind === "tools") {
+    // The stored items are the tools: count and date the visible ones, without loading an idle collection.
+    const items = (await collections.store.listItems(c.name)).filter((item) => visible.accept(item.key));
+    const latest = items.reduce((max, item) => (item.updatedAt > max ? item.updatedAt : max), "");
+    return { ...full, size: items.length, updated_at: latest || new Date(0).toISOString() };
+  }
+  // An mcp collection's tools come from its upstreams: its index counts them (an idle one is loaded first).
   const tools = c.tools ?? (await collections.resolve(c.name)).tools;
-  if (!tools) return full;
-  const size = tools.visibleCount(visible);
-  if (c.kind !== "tools") return { ...full, size };
-  const items = (await collections.store.listItems(c.name)).filter((item) => visible.accept(item.key));
-  const latest = items.reduce((max, item) => (item.updatedAt > max ? item.updatedAt : max), "");
-  return { ...full, size, updated_at: latest || new Date(0).toISOString() };
+  return tools ? { ...full, size: tools.visibleCount(visible) } : full;
 }
