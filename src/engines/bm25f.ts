@@ -101,10 +101,16 @@ interface SubsetList {
   df: number;
 }
 
+/**
+ * One term's postings: its ids' slots in ascending order and their field frequencies, the first `count` entries of two
+ * typed arrays (their length is the capacity, doubled as the list grows). After a bulk build (`flush`) every list is a
+ * view of one shared buffer, so a catalog's postings are two allocations, not two per term.
+ */
 interface Posting {
-  slots: number[];
+  slots: Int32Array;
   /** Term frequency per field, packed into one integer per entry of `slots` (see `FieldPacking`). */
-  tfs: number[];
+  tfs: Int32Array;
+  count: number;
   /** Cached pseudo-frequencies, valid while `version` equals the index's normalization version. */
   pseudo?: Float64Array;
   /** The largest of `pseudo`, made with it. */
@@ -139,12 +145,28 @@ export class Bm25fIndex {
   private documentB: number | undefined;
   private readonly fuzzyPenalty: number;
   private readonly packing: FieldPacking;
-  private readonly postings = new Map<string, Posting>();
+  /**
+   * The vocabulary as dense ids: a term is resolved to its id once (`termId`), and everything after that (postings,
+   * per-id term lists) is indexed by id, so a build pays one string lookup per distinct term of a text, not one per
+   * occurrence. An id outlives its postings: a term whose last id is removed keeps its id with an empty list.
+   */
+  private readonly termIds = new Map<string, number>();
+  private readonly terms: string[] = [];
+  /** Postings by term id; an empty list is a term not (or no longer) in the vocabulary. */
+  private readonly postings: Posting[] = [];
   private readonly vocabulary: FuzzyVocabulary | undefined;
   private readonly slotOf = new Map<string, number>();
   private ids: (string | undefined)[] = [];
   private lengths: number[] = [];
-  private termsOf: (string[] | undefined)[] = [];
+  /** Each slot's term ids, for removal. */
+  private termsOf: (number[] | undefined)[] = [];
+  /**
+   * Postings of new ids not yet in their lists: a build appends (term, slot, frequencies) here in add order, and the
+   * first read (`flush`) sorts them into the lists by term in two passes over typed arrays, instead of growing tens of
+   * thousands of small lists entry by entry. `lastPending[term]` is the term's latest entry, so that a term repeated
+   * within one id is counted in place.
+   */
+  private pending = new PendingPostings();
   private freeSlots: number[] = [];
   /**
    * Whether `termsOf` is still to be made (by `undefer`, from the postings). Only removal needs it, so neither a build
@@ -194,10 +216,11 @@ export class Bm25fIndex {
    * them without pointer compression, plus a fixed cost per object and map entry); an estimate, not a heap walk.
    */
   memoryBytes(): number {
+    this.flush();
     let bytes = this.ids.length * (8 + 8 * this.fields.length + 96);
-    for (const [term, posting] of this.postings) bytes += 160 + term.length + 16 * posting.slots.length;
-    // Made on first need after `fromState` (see `undefer`): one term pointer per posting entry, plus the typo vocabulary.
-    if (!this.deferred) for (const posting of this.postings.values()) bytes += 8 * posting.slots.length + 48;
+    this.postings.forEach((posting, t) => (bytes += 200 + this.terms[t].length + 8 * posting.slots.length));
+    // Made on first need after `fromState` (see `undefer`): one term id per posting entry, plus the typo vocabulary.
+    if (!this.deferred) for (const posting of this.postings) bytes += 8 * posting.count + 48;
     return bytes;
   }
 
@@ -207,22 +230,58 @@ export class Bm25fIndex {
 
   /** Whether a term (already analyzed) is in the vocabulary. */
   hasTerm(term: string): boolean {
-    return this.postings.has(term);
+    return this.posting(term) !== undefined;
+  }
+
+  /**
+   * The dense id of a term, made on first sight (see `termIds`). `addTermIds` takes texts as ids, so a caller that
+   * meets the same text many times (a catalog build) resolves its terms once.
+   */
+  termId(term: string): number {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.termIds.set(term, id);
+      this.terms.push(term);
+      this.postings.push({ slots: EMPTY, tfs: EMPTY, count: 0, pseudo: undefined, maxPseudo: 0, version: -1 });
+    }
+    return id;
+  }
+
+  /** `termId` of each term. */
+  termIdsOf(terms: readonly string[]): Int32Array {
+    const ids = new Int32Array(terms.length);
+    for (let i = 0; i < terms.length; i++) ids[i] = this.termId(terms[i]);
+    return ids;
+  }
+
+  /** The term's postings, or undefined when no indexed id has it. */
+  private posting(term: string): Posting | undefined {
+    this.flush();
+    const id = this.termIds.get(term);
+    const posting = id === undefined ? undefined : this.postings[id];
+    return posting && posting.count > 0 ? posting : undefined;
+  }
+
+  /** The terms some indexed id has, in id order. */
+  private *liveTerms(): Generator<[string, Posting]> {
+    this.flush();
+    for (let t = 0; t < this.postings.length; t++) if (this.postings[t].count > 0) yield [this.terms[t], this.postings[t]];
   }
 
   /** Number of indexed ids that contain the term. */
   documentFrequency(term: string): number {
-    return this.postings.get(term)?.slots.length ?? 0;
+    return this.posting(term)?.count ?? 0;
   }
 
   /** Vocabulary terms close to a term, nearest first (for suggestions and typo tolerance); with a subset, its terms. */
   nearTerms(term: string, maxDistance?: number, subset?: Bm25fSubset): Expansion[] {
     if (!this.vocabulary) return [];
     if (!this.vocabularyReady) {
-      for (const known of this.postings.keys()) this.vocabulary.add(known);
+      for (const [known] of this.liveTerms()) this.vocabulary.add(known);
       this.vocabularyReady = true;
     }
-    const keep = subset && ((near: string) => this.subsetList(this.postings.get(near)!, subset).df > 0);
+    const keep = subset && ((near: string) => this.subsetList(this.posting(near)!, subset).df > 0);
     return this.vocabulary.expand(term, maxDistance, keep);
   }
 
@@ -248,12 +307,17 @@ export class Bm25fIndex {
 
   /** Number of ids of a subset that contain the term. */
   subsetFrequency(term: string, subset: Bm25fSubset): number {
-    const posting = this.postings.get(term);
+    const posting = this.posting(term);
     return posting ? this.subsetList(posting, subset).df : 0;
   }
 
   /** Indexes `id` with one list of analyzed terms per field (in field order). Replaces an existing id. */
   add(id: string, fieldTerms: string[][]): void {
+    this.addTermIds(id, fieldTerms.map((terms) => this.termIdsOf(terms)));
+  }
+
+  /** `add` with each field's terms as ids from `termId`. */
+  addTermIds(id: string, fieldTerms: ArrayLike<number>[]): void {
     if (fieldTerms.length !== this.fields.length) {
       throw new Error(`Bm25fIndex.add: expected ${this.fields.length} fields, got ${fieldTerms.length}`);
     }
@@ -276,30 +340,95 @@ export class Bm25fIndex {
    * Adds a new slot, the largest there is, to its terms' postings: each list then ends with it, so a repeated term is
    * counted in place at the list's end, with no per-id table of counts (the bulk of a build's work).
    */
-  private appendPostings(slot: number, fieldTerms: string[][]): void {
-    const terms: string[] | undefined = this.deferred ? undefined : [];
+  private appendPostings(slot: number, fieldTerms: ArrayLike<number>[]): void {
+    const terms: number[] | undefined = this.deferred ? undefined : [];
+    const pending = this.pending;
+    pending.reserveTerms(this.terms.length);
     for (let f = 0; f < fieldTerms.length; f++) {
-      for (const term of fieldTerms[f]) {
-        const posting = this.postings.get(term) ?? this.newPosting(term);
-        const last = posting.slots.length - 1;
-        if (last >= 0 && posting.slots[last] === slot) {
-          posting.tfs[last] = this.packing.increment(posting.tfs[last], f);
+      const field = fieldTerms[f];
+      for (let i = 0; i < field.length; i++) {
+        const term = field[i];
+        const last = pending.last[term];
+        if (last >= 0 && pending.slots[last] === slot) {
+          pending.tfs[last] = this.packing.increment(pending.tfs[last], f);
           continue;
         }
-        posting.slots.push(slot);
-        posting.tfs.push(this.packing.increment(0, f));
-        posting.pseudo = undefined;
+        pending.push(term, slot, this.packing.increment(0, f));
         terms?.push(term);
       }
     }
     if (terms) this.termsOf[slot] = terms;
   }
 
+  /**
+   * Moves the pending postings (see `pending`) into the lists. Their slots are all above those already listed (each was
+   * new when added), so each term's entries go at its list's end: in place for a few, and for a bulk (more than the
+   * lists hold) by one counting sort into a fresh shared buffer.
+   */
+  private flush(): void {
+    const pending = this.pending;
+    if (pending.size === 0) return;
+    const counts = new Int32Array(this.terms.length + 1);
+    for (let i = 0; i < pending.size; i++) counts[pending.terms[i]]++;
+    let listed = 0;
+    for (const posting of this.postings) listed += posting.count;
+    if (pending.size >= listed) this.rebuildLists(counts);
+    else this.growLists(counts);
+    for (let t = 0; t < this.postings.length; t++) {
+      if (counts[t] === 0) continue;
+      const posting = this.postings[t];
+      posting.pseudo = undefined;
+      if (posting.count === counts[t]) this.entered(t);
+    }
+    pending.clear();
+  }
+
+  /** `flush` for a bulk: every list copied with its pending entries into two shared buffers. */
+  private rebuildLists(counts: Int32Array): void {
+    const { postings, pending } = this;
+    const starts = new Int32Array(postings.length + 1);
+    for (let t = 0; t < postings.length; t++) starts[t + 1] = starts[t] + postings[t].count + counts[t];
+    const slots = new Int32Array(starts[postings.length]);
+    const tfs = new Int32Array(starts[postings.length]);
+    const fill = new Int32Array(postings.length);
+    for (let t = 0; t < postings.length; t++) {
+      const { count } = postings[t];
+      slots.set(postings[t].slots.subarray(0, count), starts[t]);
+      tfs.set(postings[t].tfs.subarray(0, count), starts[t]);
+      fill[t] = starts[t] + count;
+    }
+    for (let i = 0; i < pending.size; i++) {
+      const at = fill[pending.terms[i]]++;
+      slots[at] = pending.slots[i];
+      tfs[at] = pending.tfs[i];
+    }
+    // Every list moves, those without pending entries too, so that no list keeps an older shared buffer alive.
+    for (let t = 0; t < postings.length; t++) {
+      const posting = postings[t];
+      const size = starts[t + 1] - starts[t];
+      posting.slots = size === 0 ? EMPTY : slots.subarray(starts[t], starts[t + 1]);
+      posting.tfs = size === 0 ? EMPTY : tfs.subarray(starts[t], starts[t + 1]);
+      posting.count = size;
+    }
+  }
+
+  /** `flush` for a few: each pending entry appended to its list, grown by doubling. */
+  private growLists(counts: Int32Array): void {
+    const { postings, pending } = this;
+    for (let t = 0; t < postings.length; t++) if (counts[t] > 0) reserve(postings[t], postings[t].count + counts[t]);
+    for (let i = 0; i < pending.size; i++) {
+      const posting = postings[pending.terms[i]];
+      posting.slots[posting.count] = pending.slots[i];
+      posting.tfs[posting.count++] = pending.tfs[i];
+    }
+  }
+
   /** Adds a reused slot to its terms' postings, each in its place in the ascending order of slots. */
-  private insertPostings(slot: number, fieldTerms: string[][]): void {
-    const counts = new Map<string, number>();
+  private insertPostings(slot: number, fieldTerms: ArrayLike<number>[]): void {
+    this.flush();
+    const counts = new Map<number, number>();
     fieldTerms.forEach((terms, f) => {
-      for (const term of terms) counts.set(term, this.packing.increment(counts.get(term) ?? 0, f));
+      for (let i = 0; i < terms.length; i++) counts.set(terms[i], this.packing.increment(counts.get(terms[i]) ?? 0, f));
     });
     for (const [term, tf] of counts) this.addPosting(term, slot, tf);
     if (!this.deferred) this.termsOf[slot] = [...counts.keys()];
@@ -307,6 +436,7 @@ export class Bm25fIndex {
 
   /** Removes `id`; returns false when it was not indexed. Only the postings of its own terms are touched. */
   remove(id: string): boolean {
+    this.flush();
     this.undefer();
     const slot = this.slotOf.get(id);
     if (slot === undefined) return false;
@@ -369,11 +499,11 @@ export class Bm25fIndex {
       lists.push({ posting, pseudo, factor, bound: ((factor * top) / (top + this.k1)) * (1 + SLACK) });
     };
     for (const [term, count] of countTerms(queryTerms)) {
-      const posting = this.postings.get(term);
+      const posting = this.posting(term);
       // A term found only outside the subset is, for the subset, a term missing from the vocabulary.
       if (posting && (!subset || this.subsetList(posting, subset).df > 0)) add(posting, count);
       else if (fuzzy) {
-        for (const near of this.nearTerms(term, undefined, subset)) add(this.postings.get(near.term)!, count * this.fuzzyPenalty ** near.distance);
+        for (const near of this.nearTerms(term, undefined, subset)) add(this.posting(near.term)!, count * this.fuzzyPenalty ** near.distance);
       }
     }
     return lists;
@@ -418,12 +548,12 @@ export class Bm25fIndex {
     if (slot === undefined || (subset && !subset.mask[slot])) return [];
     const out: TermContribution[] = [];
     for (const [term, count] of countTerms(queryTerms)) {
-      const posting = this.postings.get(term);
+      const posting = this.posting(term);
       if (posting && (!subset || this.subsetList(posting, subset).df > 0)) this.explainPosting(posting, slot, count, { term, queryTerm: term }, out, subset);
       else if (options.fuzzy !== false) {
         for (const near of this.nearTerms(term, undefined, subset)) {
           const weight = count * this.fuzzyPenalty ** near.distance;
-          this.explainPosting(this.postings.get(near.term)!, slot, weight, { term: near.term, queryTerm: term, distance: near.distance }, out, subset);
+          this.explainPosting(this.posting(near.term)!, slot, weight, { term: near.term, queryTerm: term, distance: near.distance }, out, subset);
         }
       }
     }
@@ -431,8 +561,8 @@ export class Bm25fIndex {
   }
 
   private explainPosting(posting: Posting, slot: number, weight: number, match: Omit<TermContribution, "field" | "contribution">, out: TermContribution[], subset?: Bm25fSubset): void {
-    const at = posting.slots.indexOf(slot);
-    if (at < 0) return;
+    const at = lowerBound(posting.slots, posting.count, slot);
+    if (at === posting.count || posting.slots[at] !== slot) return;
     const { pseudo: all, idf } = this.statistics(posting, subset);
     const pseudo = all[at];
     const total = pseudo > 0 ? (weight * idf * (this.k1 + 1) * pseudo) / (pseudo + this.k1) : 0;
@@ -447,15 +577,15 @@ export class Bm25fIndex {
 
   /** The built state in flat arrays (see `Bm25fState`); `fromState` with the same options restores it. */
   exportState(): Bm25fState {
-    const terms = [...this.postings.keys()];
+    const live = [...this.liveTerms()];
+    const terms = live.map(([term]) => term);
     const offsets = new Int32Array(terms.length + 1);
-    terms.forEach((term, i) => (offsets[i + 1] = offsets[i] + this.postings.get(term)!.slots.length));
+    live.forEach(([, posting], i) => (offsets[i + 1] = offsets[i] + posting.count));
     const slots = new Int32Array(offsets[terms.length]);
     const tfs = new Int32Array(offsets[terms.length]);
-    terms.forEach((term, i) => {
-      const posting = this.postings.get(term)!;
-      slots.set(posting.slots, offsets[i]);
-      tfs.set(posting.tfs, offsets[i]);
+    live.forEach(([, posting], i) => {
+      slots.set(posting.slots.subarray(0, posting.count), offsets[i]);
+      tfs.set(posting.tfs.subarray(0, posting.count), offsets[i]);
     });
     const lengths = Int32Array.from(this.lengths, (x) => x ?? 0);
     return { ids: this.ids.map((id) => id ?? null), lengths, terms, offsets, slots, tfs };
@@ -475,10 +605,14 @@ export class Bm25fIndex {
       index.slotOf.set(id, slot);
       for (let f = 0; f < n; f++) index.totalLengths[f] += state.lengths[slot * n + f];
     });
+    // One copy of each array (the state may be a view of a larger buffer, such as a whole snapshot), viewed per term.
+    const slots = state.slots.slice();
+    const tfs = state.tfs.slice();
     state.terms.forEach((term, i) => {
-      const slots = Array.from(state.slots.subarray(state.offsets[i], state.offsets[i + 1]));
-      const tfs = Array.from(state.tfs.subarray(state.offsets[i], state.offsets[i + 1]));
-      index.postings.set(term, { slots, tfs, pseudo: undefined, maxPseudo: 0, version: -1 });
+      const posting = index.postings[index.termId(term)];
+      posting.slots = slots.subarray(state.offsets[i], state.offsets[i + 1]);
+      posting.tfs = tfs.subarray(state.offsets[i], state.offsets[i + 1]);
+      posting.count = posting.slots.length;
     });
     index.normVersion++;
     return index;
@@ -489,13 +623,13 @@ export class Bm25fIndex {
     if (!this.deferred) return;
     this.deferred = false;
     this.termsOf = this.ids.map((id) => (id === undefined ? undefined : []));
-    for (const [term, posting] of this.postings) {
-      for (const slot of posting.slots) this.termsOf[slot]!.push(term);
-    }
+    this.postings.forEach((posting, term) => {
+      for (let i = 0; i < posting.count; i++) this.termsOf[posting.slots[i]]!.push(term);
+    });
   }
 
   private idf(posting: Posting): number {
-    return idfOf(this.slotOf.size, posting.slots.length);
+    return idfOf(this.slotOf.size, posting.count);
   }
 
   /** The buffers of one search, reused from search to search (a search runs to its end without yielding). */
@@ -514,9 +648,9 @@ export class Bm25fIndex {
   private accumulate(posting: Posting, pseudo: Float64Array, factor: number, run: SearchRun): void {
     const { scores, touched, heap } = run;
     const k1 = this.k1;
-    const slots = posting.slots;
+    const { slots, count } = posting;
     let floor = heap.floor();
-    for (let i = 0; i < slots.length; i++) {
+    for (let i = 0; i < count; i++) {
       const tf = pseudo[i];
       // A term found only in fields of weight 0 adds nothing; it must not count as a touch either, or an id first
       // reached that way would be listed twice (a zero score is what marks an id untouched).
@@ -538,7 +672,7 @@ export class Bm25fIndex {
   private accumulateCandidates(posting: Posting, pseudo: Float64Array, factor: number, run: SearchRun): void {
     const { scores, touched, heap } = run;
     const k1 = this.k1;
-    const slots = posting.slots;
+    const { slots, count } = posting;
     let floor = heap.floor();
     const addAt = (i: number, slot: number) => {
       const tf = pseudo[i];
@@ -548,15 +682,15 @@ export class Bm25fIndex {
         floor = heap.floor();
       }
     };
-    if (run.count * Math.log2(slots.length + 1) < slots.length) {
+    if (run.count * Math.log2(count + 1) < count) {
       for (let c = 0; c < run.count; c++) {
         const slot = touched[c];
-        const i = lowerBound(slots, slot);
-        if (slots[i] === slot) addAt(i, slot);
+        const i = lowerBound(slots, count, slot);
+        if (i < count && slots[i] === slot) addAt(i, slot);
       }
       return;
     }
-    for (let i = 0; i < slots.length; i++) if (scores[slots[i]] !== 0) addAt(i, slots[i]);
+    for (let i = 0; i < count; i++) if (scores[slots[i]] !== 0) addAt(i, slots[i]);
   }
 
   /** The weighted, length-normalized frequency of the term in each of its ids, cached until lengths change. */
@@ -574,8 +708,8 @@ export class Bm25fIndex {
   /** Pseudo-frequencies of a posting with these average lengths (`norms`); 0 for slots outside `mask` when given. */
   private normalized(posting: Posting, norms: { avg: number[]; avgTotal: number }, mask?: Uint8Array): Float64Array {
     const n = this.fields.length;
-    const pseudo = new Float64Array(posting.slots.length);
-    for (let i = 0; i < posting.slots.length; i++) {
+    const pseudo = new Float64Array(posting.count);
+    for (let i = 0; i < posting.count; i++) {
       const slot = posting.slots[i];
       if (mask && !mask[slot]) continue;
       const packed = posting.tfs[i];
@@ -610,53 +744,116 @@ export class Bm25fIndex {
     return 1 - this.documentB + (this.documentB * length) / norms.avgTotal;
   }
 
-  private newPosting(term: string): Posting {
-    const posting: Posting = { slots: [], tfs: [], pseudo: undefined, maxPseudo: 0, version: -1 };
-    this.postings.set(term, posting);
-    if (this.vocabularyReady) this.vocabulary?.add(term);
-    return posting;
+  /** A term's list is about to receive its first id: the term enters the vocabulary. */
+  private entered(term: number): void {
+    if (this.vocabularyReady) this.vocabulary?.add(this.terms[term]);
   }
 
-  private addPosting(term: string, slot: number, tf: number): void {
-    const posting = this.postings.get(term) ?? this.newPosting(term);
+  private addPosting(term: number, slot: number, tf: number): void {
+    const posting = this.postings[term];
+    if (posting.count === 0) this.entered(term);
     // Slots stay in ascending order (a reused slot is inserted in place), so a list can be probed by binary search.
-    const slots = posting.slots;
-    if (slots.length === 0 || slots[slots.length - 1] < slot) {
-      slots.push(slot);
-      posting.tfs.push(tf);
-    } else {
-      const at = lowerBound(slots, slot);
-      slots.splice(at, 0, slot);
-      posting.tfs.splice(at, 0, tf);
-    }
+    reserve(posting, posting.count + 1);
+    const { slots, tfs } = posting;
+    const at = lowerBound(slots, posting.count, slot);
+    slots.copyWithin(at + 1, at, posting.count);
+    tfs.copyWithin(at + 1, at, posting.count);
+    slots[at] = slot;
+    tfs[at] = tf;
+    posting.count++;
     posting.pseudo = undefined;
   }
 
-  private removePosting(term: string, slot: number): void {
-    const posting = this.postings.get(term);
-    if (!posting) return;
-    const at = posting.slots.indexOf(slot);
-    if (at < 0) return;
-    posting.slots.splice(at, 1);
-    posting.tfs.splice(at, 1);
+  private removePosting(term: number, slot: number): void {
+    const posting = this.postings[term];
+    const at = lowerBound(posting.slots, posting.count, slot);
+    if (at === posting.count || posting.slots[at] !== slot) return;
+    posting.slots.copyWithin(at, at + 1, posting.count);
+    posting.tfs.copyWithin(at, at + 1, posting.count);
+    posting.count--;
     posting.pseudo = undefined;
-    if (posting.slots.length === 0) {
-      this.postings.delete(term);
-      if (this.vocabularyReady) this.vocabulary?.delete(term);
-    }
+    if (posting.count === 0 && this.vocabularyReady) this.vocabulary?.delete(this.terms[term]);
   }
 }
 
-/** The first index of a sorted list whose value is ≥ `value`. */
-function lowerBound(list: number[], value: number): number {
+/** The first index of a sorted list (its first `length` entries) whose value is ≥ `value`. */
+function lowerBound(list: Int32Array, length: number, value: number): number {
   let lo = 0;
-  let hi = list.length;
+  let hi = length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (list[mid] < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+const EMPTY = new Int32Array(0);
+
+/**
+ * Gives a list room for `size` entries, doubling its capacity: a list that is a view of a shared buffer (after a bulk
+ * `flush` or `fromState`) moves to its own buffer on its first growth.
+ */
+function reserve(posting: Posting, size: number): void {
+  if (posting.slots.length >= size) return;
+  const capacity = Math.max(4, size, 2 * posting.count);
+  const slots = new Int32Array(capacity);
+  const tfs = new Int32Array(capacity);
+  slots.set(posting.slots.subarray(0, posting.count));
+  tfs.set(posting.tfs.subarray(0, posting.count));
+  posting.slots = slots;
+  posting.tfs = tfs;
+}
+
+/** Above this many entries, pending buffers are a bulk's, dropped once flushed. */
+const SMALL_PENDING = 4096;
+
+/** Postings of new ids in add order, as three parallel typed arrays grown by doubling (see `Bm25fIndex.pending`). */
+class PendingPostings {
+  terms = new Int32Array(64);
+  slots = new Int32Array(64);
+  tfs = new Int32Array(64);
+  size = 0;
+  /** Per term id, the index of its latest entry, or -1. */
+  last = new Int32Array(0);
+
+  /** Makes room in `last` for term ids below `count`. */
+  reserveTerms(count: number): void {
+    if (this.last.length >= count) return;
+    const last = new Int32Array(Math.max(1024, count, 2 * this.last.length)).fill(-1);
+    last.set(this.last);
+    this.last = last;
+  }
+
+  /** Empties it: a bulk's buffers are dropped, a few entries' are kept for the next. */
+  clear(): void {
+    if (this.terms.length > SMALL_PENDING) {
+      this.terms = new Int32Array(64);
+      this.slots = new Int32Array(64);
+      this.tfs = new Int32Array(64);
+      this.last = new Int32Array(0);
+    } else {
+      for (let i = 0; i < this.size; i++) this.last[this.terms[i]] = -1;
+    }
+    this.size = 0;
+  }
+
+  push(term: number, slot: number, tf: number): void {
+    if (this.size === this.terms.length) {
+      const grow = (old: Int32Array) => {
+        const next = new Int32Array(2 * old.length);
+        next.set(old);
+        return next;
+      };
+      this.terms = grow(this.terms);
+      this.slots = grow(this.slots);
+      this.tfs = grow(this.tfs);
+    }
+    this.terms[this.size] = term;
+    this.slots[this.size] = slot;
+    this.tfs[this.size] = tf;
+    this.last[term] = this.size++;
+  }
 }
 
 /**

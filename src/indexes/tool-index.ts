@@ -90,11 +90,12 @@ export class ToolIndex {
     this.setLearned(options.learned);
     this.deferred = {};
     // A catalog repeats whole field texts (categories, parameter names and descriptions shared by many tools), so a
-    // build analyzes each distinct text once; the memo lives only as long as the build.
-    const memo = new Map<string, string[]>();
+    // build analyzes each distinct text once, and resolves its terms to the engine's term ids once; the memo lives
+    // only as long as the build.
+    const memo = new Map<string, Int32Array>();
     const analyze = (text: string) => {
       let terms = memo.get(text);
-      if (terms === undefined) memo.set(text, (terms = this.analyzer.analyze(text)));
+      if (terms === undefined) memo.set(text, (terms = this.bm25.termIdsOf(this.analyzer.analyze(text))));
       return terms;
     };
     for (const tool of tools) this.index(tool, analyze);
@@ -497,16 +498,27 @@ export class ToolIndex {
     this.tools.set(name, tool);
   }
 
-  private index(tool: Tool, analyze = (text: string) => this.analyzer.analyze(text)): void {
+  private index(tool: Tool, analyze = (text: string): Int32Array => this.bm25.termIdsOf(this.analyzer.analyze(text))): void {
     const texts = toolTexts(tool);
     this.changesSinceFit++;
     this.tools.set(tool.name, tool);
     const fieldTerms = TOOL_FIELDS.map((field) => analyze(texts[field]));
-    this.bm25.add(tool.name, this.bag ? [fieldTerms.flat()] : fieldTerms);
+    this.bm25.addTermIds(tool.name, this.bag ? [concatIds(fieldTerms)] : fieldTerms);
     if (this.deferred) return; // made from `tools` on first need (see `deferred`)
     this.regex.add({ id: tool.name, fields: regexFields(tool, texts) });
     this.semantic.set(tool.name, toolEmbeddingText(tool, this.embeddingText));
   }
+}
+
+/** The term ids of every field in one list, for `bm25.bag` (one field for all). */
+function concatIds(lists: Int32Array[]): Int32Array {
+  const out = new Int32Array(lists.reduce((sum, list) => sum + list.length, 0));
+  let at = 0;
+  for (const list of lists) {
+    out.set(list, at);
+    at += list.length;
+  }
+  return out;
 }
 
 /** The lexical ranking is chosen again once more than this share of the catalog (and `FIT_MIN_CHANGES`) changed. */
