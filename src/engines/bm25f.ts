@@ -393,9 +393,10 @@ export class Bm25fIndex {
     const fill = new Int32Array(postings.length);
     for (let t = 0; t < postings.length; t++) {
       const { count } = postings[t];
+      fill[t] = starts[t] + count;
+      if (count === 0) continue; // most terms of a first build (a view costs more than the copy)
       slots.set(postings[t].slots.subarray(0, count), starts[t]);
       tfs.set(postings[t].tfs.subarray(0, count), starts[t]);
-      fill[t] = starts[t] + count;
     }
     for (let i = 0; i < pending.size; i++) {
       const at = fill[pending.terms[i]]++;

@@ -93,9 +93,10 @@ export class ToolIndex {
     // build analyzes each distinct text once, and resolves its terms to the engine's term ids once; the memo lives
     // only as long as the build.
     const memo = new Map<string, Int32Array>();
+    const bulk = this.analyzer.bulkIds((term) => this.bm25.termId(term));
     const analyze = (text: string) => {
       let terms = memo.get(text);
-      if (terms === undefined) memo.set(text, (terms = this.bm25.termIdsOf(this.analyzer.analyze(text))));
+      if (terms === undefined) memo.set(text, (terms = bulk(text)));
       return terms;
     };
     for (const tool of tools) this.index(tool, analyze);

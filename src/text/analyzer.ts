@@ -30,6 +30,12 @@ export interface AnalyzerOptions {
 /** Turns text into index terms. */
 export interface Analyzer {
   analyze(text: string): string[];
+  /**
+   * Analysis for a bulk of texts (a catalog build), to ids that `resolve` gives terms (an index's own term ids): each
+   * distinct chunk is analyzed and resolved once, and its ids kept in one flat array, so a text costs one lookup per
+   * chunk and no string per term. The returned function keeps that memo: drop it when the bulk is done.
+   */
+  bulkIds(resolve: (term: string) => number): (text: string) => Int32Array;
 }
 
 /** How many distinct chunks an analyzer remembers the terms of. */
@@ -68,14 +74,54 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
         for (const chunk of chunksOf(text)) for (const term of terms(chunk)) out.push(term);
         return out;
       },
+      bulkIds: (resolve) => chunkIdAnalysis(chunksOf, (chunk) => terms(chunk).map(resolve)),
     };
   }
-  return {
-    analyze(text: string): string[] {
-      let stream = chunksOf(text).flatMap((chunk) => tokens(chunk).map((t) => ({ ...t })));
-      for (const filter of streamFilters) stream = filter(stream);
-      return stream.map((t) => t.text);
-    },
+  const analyze = (text: string): string[] => {
+    let stream = chunksOf(text).flatMap((chunk) => tokens(chunk).map((t) => ({ ...t })));
+    for (const filter of streamFilters) stream = filter(stream);
+    return stream.map((t) => t.text);
+  };
+  // Stream filters see a whole text, so its terms cannot be memoized per chunk.
+  return { analyze, bulkIds: (resolve) => (text) => Int32Array.from(analyze(text), resolve) };
+}
+
+/**
+ * Text to term ids with the ids of each distinct chunk (`chunkIds`) memoized in one growing array: at a chunk's
+ * offset, its number of ids, then the ids. No object per chunk, which a build's garbage collector would copy.
+ */
+function chunkIdAnalysis(chunksOf: (text: string) => string[], chunkIds: (chunk: string) => number[]): (text: string) => Int32Array {
+  const offsets = new Map<string, number>();
+  let pool = new Int32Array(1 << 12);
+  let used = 0;
+  let out = new Int32Array(256);
+  const reserve = (array: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> => {
+    if (array.length >= size) return array;
+    const grown = new Int32Array(Math.max(size, 2 * array.length));
+    grown.set(array);
+    return grown;
+  };
+  const offsetOf = (chunk: string): number => {
+    let at = offsets.get(chunk);
+    if (at === undefined) {
+      const ids = chunkIds(chunk);
+      pool = reserve(pool, used + ids.length + 1);
+      at = used;
+      pool[used++] = ids.length;
+      for (const id of ids) pool[used++] = id;
+      offsets.set(chunk, at);
+    }
+    return at;
+  };
+  return (text) => {
+    let length = 0;
+    for (const chunk of chunksOf(text)) {
+      const at = offsetOf(chunk);
+      const count = pool[at];
+      out = reserve(out, length + count);
+      for (let k = 1; k <= count; k++) out[length++] = pool[at + k];
+    }
+    return out.slice(0, length);
   };
 }
 
