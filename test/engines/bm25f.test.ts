@@ -44,6 +44,50 @@ describe("Bm25fIndex", () => {
     assert.equal(incremental.size, 4);
   });
 
+  it("answers as a fresh build through any mix of bulk adds, single adds, removals, reused slots and reads", () => {
+    // Adds wait in a pending list until the next read: a bulk is sorted into shared buffers, a few are appended, a
+    // reused slot is inserted in place; every path must leave the lists a fresh build would have (ranks and scores).
+    const words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "zeta", "theta", "iota"];
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    const doc = (): string[][] => [0, 1].map((f) => Array.from({ length: 1 + random(f ? 8 : 3) }, () => words[random(words.length)]));
+    const live = new Map<string, string[][]>();
+    const incremental = new Bm25fIndex({ fields });
+    const check = (label: string) => {
+      const fresh = new Bm25fIndex({ fields });
+      for (const [id, terms] of [...live].sort(([a], [b]) => a.localeCompare(b))) fresh.add(id, terms);
+      for (const q of [["alpha"], ["beta", "zeta"], ["omega", "omega", "iota"], ["thet"]]) {
+        assert.deepEqual(incremental.search(q, 20), fresh.search(q, 20), `${label}: ${q.join(" ")}`);
+      }
+      for (const word of words) assert.equal(incremental.documentFrequency(word), fresh.documentFrequency(word), `${label}: df ${word}`);
+    };
+    const add = (id: string) => {
+      const terms = doc();
+      live.set(id, terms);
+      incremental.add(id, terms);
+    };
+    for (let i = 0; i < 200; i++) add(`d${i}`);
+    check("bulk");
+    for (let i = 200; i < 203; i++) add(`d${i}`);
+    check("a few appended");
+    for (let i = 0; i < 200; i += 7) {
+      incremental.remove(`d${i}`);
+      live.delete(`d${i}`);
+    }
+    check("removed");
+    for (let i = 300; i < 320; i++) add(`d${i}`); // reuses the free slots first, then appends
+    add("d5"); // replaces
+    check("reused");
+    for (const id of [...live.keys()]) {
+      incremental.remove(id);
+      live.delete(id);
+    }
+    assert.equal(incremental.hasTerm("alpha"), false);
+    assert.equal(incremental.exportState().terms.length, 0);
+    add("again");
+    check("emptied and refilled");
+  });
+
   it("matches a misspelt term to near vocabulary terms, below any exact match", () => {
     const index = build();
     assert.deepEqual(index.search(["wether"], 5).map((h) => h.id), ["weather", "forecast"]);

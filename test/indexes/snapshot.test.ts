@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { Embedder } from "../../src/embeddings/embedder.js";
 import type { EmbeddingProvider } from "../../src/embeddings/provider.js";
@@ -43,6 +44,26 @@ describe("ToolIndex snapshots", () => {
     for (const q of [...QUERIES, "air pollution", "time zone"]) assert.deepEqual(loaded.searchSync(q, { limit: 10 }), built.searchSync(q, { limit: 10 }));
     assert.deepEqual(loaded.searchSync("air", { engine: "regex" }), built.searchSync("air", { engine: "regex" }));
     assert.equal(loaded.get("get_timezone"), undefined);
+  });
+
+  it("loads a snapshot written before postings moved to typed arrays and term ids, and answers as a fresh build", async () => {
+    // Written by d9dd369 from enterprise.json less one tool (so it holds a free slot): the format is unchanged.
+    const loaded = ToolIndex.fromSnapshot(readFileSync(fixture("snapshots", "enterprise-d9dd369.snapshot")));
+    const built = await ToolIndex.fromFile(paths[1]);
+    built.remove(built.names()[3]);
+    assert.deepEqual(loaded.names(), built.names());
+    const extra = { name: "get_air_quality", description: "Air quality index of a city", input_schema: { type: "object", properties: { city: { type: "string" } } } };
+    const same = (step: string) => {
+      for (const q of [...QUERIES, "customer orders", "air quality"]) {
+        assert.deepEqual(loaded.searchSync(q, { limit: 10 }), built.searchSync(q, { limit: 10 }), `${step}: ${q}`);
+      }
+    };
+    same("as loaded");
+    for (const index of [built, loaded]) {
+      index.add(extra); // into the free slot
+      index.remove(index.names()[0]);
+    }
+    same("edited");
   });
 
   it("takes BM25 weights from the loader's options, as a build with them would", async () => {
