@@ -363,9 +363,10 @@ export class Bm25fIndex {
   /**
    * Moves the pending postings (see `pending`) into the lists. Their slots are all above those already listed (each was
    * new when added), so each term's entries go at its list's end: in place for a few, and for a bulk (more than the
-   * lists hold) by one counting sort into a fresh shared buffer.
+   * lists hold) by one counting sort into a fresh shared buffer. Any read does it first; a bulk build calls it at its
+   * end, so that its first search does not pay for it.
    */
-  private flush(): void {
+  flush(): void {
     const pending = this.pending;
     if (pending.size === 0) return;
     const counts = new Int32Array(this.terms.length + 1);

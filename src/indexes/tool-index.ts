@@ -100,6 +100,7 @@ export class ToolIndex {
       return terms;
     };
     for (const tool of tools) this.index(tool, analyze);
+    this.bm25.flush();
   }
 
   /** Replaces the synonyms applied to queries (`undefined` for none); takes effect at the next search. */
