@@ -93,7 +93,8 @@ export class ToolIndex {
     // build analyzes each distinct text once, and resolves its terms to the engine's term ids once; the memo lives
     // only as long as the build.
     const memo = new Map<string, Int32Array>();
-    const bulk = this.analyzer.bulkIds((term) => this.bm25.termId(term));
+    const resolve = (term: string) => this.bm25.termId(term);
+    const bulk = this.analyzer.bulkIds?.(resolve) ?? ((text: string) => Int32Array.from(this.analyzer.analyze(text), resolve));
     const analyze = (text: string) => {
       let terms = memo.get(text);
       if (terms === undefined) memo.set(text, (terms = bulk(text)));

@@ -33,9 +33,10 @@ export interface Analyzer {
   /**
    * Analysis for a bulk of texts (a catalog build), to ids that `resolve` gives terms (an index's own term ids): each
    * distinct chunk is analyzed and resolved once, and its ids kept in one flat array, so a text costs one lookup per
-   * chunk and no string per term. The returned function keeps that memo: drop it when the bulk is done.
+   * chunk and no string per term. The returned function keeps that memo: drop it when the bulk is done. Optional, so
+   * that a plain `{ analyze }` still is an `Analyzer`; `createAnalyzer`'s analyzers have it.
    */
-  bulkIds(resolve: (term: string) => number): (text: string) => Int32Array;
+  bulkIds?(resolve: (term: string) => number): (text: string) => Int32Array;
 }
 
 /** How many distinct chunks an analyzer remembers the terms of. */

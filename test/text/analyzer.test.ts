@@ -77,14 +77,14 @@ describe("analyzer", () => {
     const texts = ["getStockLevel for Lấy thông tin", "the running forecasts for 2024", "", "ｗｅａｔｈｅｒ weather WEATHER", "get_stock_level, getStockLevel"];
     for (const analyzing of [analyzer, createAnalyzer({ filters: [(tokens) => tokens.filter((t) => t.text !== "weather")] })]) {
       const vocabulary: string[] = [];
-      const bulk = analyzing.bulkIds((term) => (vocabulary.includes(term) ? vocabulary.indexOf(term) : vocabulary.push(term) - 1));
+      const bulk = analyzing.bulkIds!((term) => (vocabulary.includes(term) ? vocabulary.indexOf(term) : vocabulary.push(term) - 1));
       for (const text of [...texts, ...texts]) {
         assert.deepEqual([...bulk(text)].map((id) => vocabulary[id]), analyzing.analyze(text), text);
       }
     }
     fc.assert(fc.property(fc.array(fc.string({ unit: "grapheme" }), { maxLength: 8 }), (batch) => {
       const vocabulary: string[] = [];
-      const bulk = analyzer.bulkIds((term) => vocabulary.push(term) - 1);
+      const bulk = analyzer.bulkIds!((term) => vocabulary.push(term) - 1);
       for (const text of batch) assert.deepEqual([...bulk(text)].map((id) => vocabulary[id]), analyzer.analyze(text));
     }), fuzzParameters());
   });
