@@ -28,16 +28,31 @@ import {
   type DocumentEngine, type DocumentHit, type DocumentIndexOptions, type DocumentPage, type DocumentSearchOptions,
   type PassageScoring, type ReadOptions,
 } from "./document-index-options.js";
-import { analyzerSettings, bm25State, checkAnalyzer, decodeSnapshot, encodeSnapshot, int32Section, invalid, savedVectors } from "./snapshot.js";
+import {
+  analyzerSettings, bm25Sections, bm25State, checkAnalyzer, decodeSnapshot, encodeSnapshot, int32Section, invalid, savedVectors, textSection,
+  type TextList, vectorParts,
+} from "./snapshot.js";
 import { checkLimit } from "./tool-index.js";
 import {
   type ExplainedPart, type Explanation, type ExplainOptions, explainedParts, explainedSimilarity, explainedTerms, placeIn,
 } from "./explain.js";
 
-/** A document with its passages. */
+/**
+ * A document with its passages. One loaded from a snapshot starts as its place `saved` in the snapshot's text lists
+ * and becomes a `doc` when first needed (`docOf`).
+ */
 interface IndexedDocument {
-  doc: Document;
+  doc?: Document;
+  saved?: number;
   passages: Passage[];
+}
+
+/** The text lists of the snapshot an index was loaded from, read as documents are first needed. */
+interface SavedTexts {
+  ids: string[];
+  titles: TextList;
+  bodies: TextList;
+  urls: TextList;
 }
 
 /** Which document and which of its passages an engine id stands for. */
@@ -65,6 +80,8 @@ export class DocumentIndex {
    * made then (and the saved vectors taken), so that a BM25-only service pays nothing for them at load.
    */
   private deferred: { vectors?: VectorState } | undefined;
+  /** Set on an index loaded from a snapshot: where its documents' texts are, until each is first needed. */
+  private saved: SavedTexts | undefined;
 
   constructor(documents: Document[] = [], options: DocumentIndexOptions = {}) {
     this.options = options;
@@ -100,30 +117,43 @@ export class DocumentIndex {
   /**
    * The built index as bytes: documents, their passages, BM25 postings and any vectors made so far.
    * `DocumentIndex.fromSnapshot` loads it without cutting or analyzing any text (as `ToolIndex.snapshot` does).
+   * Texts, ids and terms go in string-list sections, not in the JSON header: a large knowledge base then loads
+   * without parsing its whole text as JSON.
    */
   snapshot(): Buffer {
     this.undefer();
-    const state = this.bm25.exportState();
-    const vectors = this.semantic.exportVectors();
-    const docs = [...this.documents.values()];
-    const counts = Int32Array.from(docs, (entry) => entry.passages.length);
-    const ranges = new Int32Array(counts.reduce((sum, n) => sum + n, 0) * 2);
-    let at = 0;
-    for (const entry of docs) for (const p of entry.passages) (ranges[at++] = p.start), (ranges[at++] = p.end);
+    const docs = [...this.documents.values()].map((entry) => this.docOf(entry));
+    const vectors = vectorParts(this.semantic.exportVectors());
     const header = {
       kind: "docs",
       analyzer: analyzerSettings(this.options.analyzer),
       passageChars: this.options.passages?.maxChars ?? null,
-      documents: docs.map((entry) => entry.doc),
-      bm25: { ids: state.ids, terms: state.terms },
-      vectors: vectors && { embedder: vectors.embedder, dimensions: vectors.dimensions, ids: vectors.ids, texts: vectors.texts },
+      vectors: vectors.header,
     };
-    return encodeSnapshot(header, { lengths: state.lengths, offsets: state.offsets, slots: state.slots, tfs: state.tfs, counts, ranges, vectors: vectors?.vectors });
+    return encodeSnapshot(header, {
+      ...bm25Sections(this.bm25.exportState(), true),
+      ...this.passageSections(),
+      docIds: docs.map((doc) => doc.id),
+      docTitles: docs.map((doc) => doc.title),
+      docBodies: docs.map((doc) => doc.body),
+      docUrls: docs.map((doc) => doc.url ?? ""),
+      ...vectors.sections,
+    });
+  }
+
+  /** Each document's passage count, and every passage's start and end, in document order. */
+  private passageSections(): { counts: Int32Array; ranges: Int32Array } {
+    const counts = Int32Array.from(this.documents.values(), (entry) => entry.passages.length);
+    const ranges = new Int32Array(counts.reduce((sum, n) => sum + n, 0) * 2);
+    let at = 0;
+    for (const entry of this.documents.values()) for (const p of entry.passages) (ranges[at++] = p.start), (ranges[at++] = p.end);
+    return { counts, ranges };
   }
 
   /**
    * Loads a `snapshot()`. `options` are those of the constructor: BM25 weights, scoring, fusion and the embedder may
-   * differ from the saved index's; the analyzer and the passage length may not (`snapshot_invalid`).
+   * differ from the saved index's; the analyzer and the passage length may not (`snapshot_invalid`). A snapshot of an
+   * earlier release (documents in its header) is refused the same way, and a service rebuilds it from its items.
    */
   static fromSnapshot(snapshot: Uint8Array, options: DocumentIndexOptions = {}): DocumentIndex {
     const index = new DocumentIndex([], options);
@@ -136,25 +166,42 @@ export class DocumentIndex {
     checkAnalyzer(header.analyzer, analyzerSettings(this.options.analyzer));
     const passageChars = this.options.passages?.maxChars ?? null;
     if (header.passageChars !== passageChars) throw invalid(`its passages were cut at ${header.passageChars ?? "the default"} characters, these options cut at ${passageChars ?? "the default"}`);
-    const documents = header.documents as Document[];
+    if (!sections.docIds && header.documents) throw invalid("it was written by an earlier release, which kept documents in its header; rebuild it");
+    const [idList, titles, bodies, urls] = ["docIds", "docTitles", "docBodies", "docUrls"].map((name) => textSection(sections, name));
+    const ids = idList.all();
     const counts = int32Section(sections, "counts");
     const ranges = int32Section(sections, "ranges");
-    if (counts.length !== documents.length) throw invalid("its passage counts do not match its documents");
+    if (counts.length !== ids.length || titles.length !== ids.length || bodies.length !== ids.length || urls.length !== ids.length) {
+      throw invalid("its documents, titles, bodies and passage counts differ in number");
+    }
     try {
       this.bm25 = Bm25fIndex.fromState(this.bm25Options(), bm25State(header, sections));
     } catch (error) {
       throw error instanceof ToolsearchError ? error : invalid((error as Error).message);
     }
     let at = 0;
-    documents.forEach((doc, d) => {
+    ids.forEach((id, d) => {
       const passages: Passage[] = [];
       for (let n = 0; n < counts[d]; n++, at += 2) {
         passages.push({ start: ranges[at], end: ranges[at + 1] });
-        this.owners.set(passageKey(doc.id, n), { docId: doc.id, n });
+        this.owners.set(passageKey(id, n), { docId: id, n });
       }
-      this.documents.set(doc.id, { doc, passages });
+      this.documents.set(id, { saved: d, passages });
     });
+    this.saved = { ids, titles, bodies, urls };
     this.deferred = { vectors: savedVectors(header, sections) };
+  }
+
+  /** An entry's document, read from the snapshot's texts the first time for an index loaded from one. */
+  private docOf(entry: IndexedDocument): Document {
+    if (entry.doc) return entry.doc;
+    const d = entry.saved!;
+    const { ids, titles, bodies, urls } = this.saved!;
+    const doc: Document = { id: ids[d], title: titles.get(d), body: bodies.get(d) };
+    const url = urls.get(d);
+    if (url) doc.url = url;
+    entry.doc = doc;
+    return doc;
   }
 
   /** Makes what a restored index deferred (see `deferred`); a no-op once done or for a built index. */
@@ -162,19 +209,24 @@ export class DocumentIndex {
     if (!this.deferred) return;
     const { vectors } = this.deferred;
     this.deferred = undefined;
-    for (const { doc, passages } of this.documents.values()) {
+    for (const entry of this.documents.values()) {
+      const { passages } = entry;
+      const doc = this.docOf(entry);
       passages.forEach((p, n) => this.semantic.set(passageKey(doc.id, n), documentEmbeddingText(doc.title, doc.body.slice(p.start, p.end))));
     }
     if (vectors) this.semantic.importVectors(vectors);
   }
 
   /**
-   * Bytes this index holds in memory, roughly: its texts (two bytes per UTF-16 unit) and its BM25 postings and
+   * Bytes this index holds in memory, roughly: its texts (two bytes per UTF-16 unit; for an index loaded from a
+   * snapshot, the snapshot's bytes its texts are read from, plus the documents read so far) and its BM25 postings and
    * passage tables (counted per entry). Used to keep a service's loaded collections within a memory budget.
    */
   memoryBytes(): number {
-    let bytes = this.bm25.memoryBytes();
-    for (const { doc, passages } of this.documents.values()) bytes += 2 * (doc.id.length + doc.title.length + doc.body.length) + 64 + passages.length * 96;
+    let bytes = this.bm25.memoryBytes() + (this.saved?.bodies.retainedBytes ?? 0);
+    for (const { doc, passages } of this.documents.values()) {
+      bytes += (doc ? 2 * (doc.id.length + doc.title.length + doc.body.length) : 0) + 64 + passages.length * 96;
+    }
     return bytes;
   }
 
@@ -195,14 +247,15 @@ export class DocumentIndex {
 
   /** A document, or undefined. */
   get(id: string): Document | undefined {
-    return this.documents.get(id)?.doc;
+    const entry = this.documents.get(id);
+    return entry && this.docOf(entry);
   }
 
   /** Like `get`, but an unknown id throws `unknown_document`, pointing back to search and naming close ids. */
   require(id: string): Document {
     const entry = this.documents.get(id) ?? this.documents.get(id.trim());
     if (!entry) throw unknownName("unknown_document", id, this.closestIds(id));
-    return entry.doc;
+    return this.docOf(entry);
   }
 
   /** Ids close to `id`, closest first. */
@@ -414,7 +467,9 @@ export class DocumentIndex {
   }
 
   private toHit(hit: RankedDocument, isMatch: (word: string) => boolean): DocumentHit {
-    const { doc, passages } = this.documents.get(hit.id)!;
+    const entry = this.documents.get(hit.id)!;
+    const { passages } = entry;
+    const doc = this.docOf(entry);
     const maxChars = this.options.snippetChars ?? SNIPPET_CHARS;
     const { snippet, offset } = makeSnippet(doc.body, passages[hit.best], isMatch, { maxChars });
     const out: DocumentHit = { id: doc.id, title: doc.title, score: hit.score, snippet: snippet || doc.title, offset };

@@ -5,7 +5,8 @@
  * how circular schemas stay finite.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { bundle, parse } from "@readme/openapi-parser";
 import { parse as parseYaml } from "yaml";
 import { convertObj } from "swagger2openapi";
@@ -74,15 +75,45 @@ async function bundleOrExplain(spec: string | object, source: string, warnings: 
   // marker are skipped, and the rest of the document is bundled as it would have been.
   const base = typeof spec === "string" ? dirname(resolve(spec)) : undefined;
   const doc = structuredClone(parsed) as Record<string, unknown>;
-  for (const broken of markBrokenRefs(doc, base)) {
-    warnings.push(`$ref ${broken.ref} at ${broken.at} cannot be resolved (${broken.reason}): operations that use it are skipped`);
-  }
+  const files = new Map<string, unknown>();
+  const broken = markBrokenRefs(doc, base, files);
   try {
-    // A document given as an object reads no files unless told to; the references left are absolute paths that load.
-    const withFiles = { resolve: { file: true, http: { canRead: false } } } as unknown as Parameters<typeof bundle>[1];
-    return (await bundle(doc as Parameters<typeof bundle>[0], withFiles)) as unknown as Record<string, unknown>;
+    // The references left are absolute paths that load; the files they name are read through `markingReader`, so
+    // that a broken reference inside one of them becomes a marker too.
+    const reader = { resolve: { file: markingReader(files, broken, base ?? "."), http: { canRead: false } } } as unknown as Parameters<typeof bundle>[1];
+    return (await bundle(doc as Parameters<typeof bundle>[0], reader)) as unknown as Record<string, unknown>;
   } catch (error) {
     throw parserError(error, source);
+  } finally {
+    for (const { ref, at, reason } of broken) warnings.push(`$ref ${ref} at ${at} cannot be resolved (${reason}): operations that use it are skipped`);
+  }
+}
+
+/**
+ * The bundler's file reader for the second attempt: it serves each file the document refers to with that file's own
+ * unreadable references (to files missing, or to parts missing in it or in other files) replaced by markers, listed in
+ * `broken`. `root` is the document's folder, which the locations in warnings are relative to.
+ */
+function markingReader(files: Map<string, unknown>, broken: BrokenRef[], root: string) {
+  return {
+    order: 1,
+    canRead: (file: { url: string }) => !/^https?:/i.test(file.url),
+    read: async (file: { url: string }): Promise<string> => {
+      const path = file.url.startsWith("file:") ? fileURLToPath(file.url) : safeDecodeUri(file.url);
+      const reason = unreadable(path, "", files);
+      if (reason) throw new Error(`Error opening file ${path}: ${reason}`);
+      const content = structuredClone(files.get(path));
+      broken.push(...markBrokenRefs(content, dirname(path), files, relative(root, path)));
+      return JSON.stringify(content);
+    },
+  };
+}
+
+function safeDecodeUri(url: string): string {
+  try {
+    return decodeURI(url);
+  } catch {
+    return url;
   }
 }
 
@@ -96,31 +127,46 @@ interface BrokenRef {
 /**
  * Replaces each reference to another file that cannot be read by a marker (see `BROKEN_REF`), and makes the others
  * absolute, so that the document bundles as an object. `base` is the document's folder (none for an object: then no
- * file reference can be read).
+ * file reference can be read). For a file the document refers to (`file`, its path as warnings name it), references
+ * inside it to parts it lacks are marked too: the document's own are left to refs.ts, per operation.
  */
-function markBrokenRefs(doc: Record<string, unknown>, base: string | undefined): BrokenRef[] {
+function markBrokenRefs(doc: unknown, base: string | undefined, files: Map<string, unknown>, file?: string): BrokenRef[] {
   const broken: BrokenRef[] = [];
-  const files = new Map<string, unknown>();
+  const original = file === undefined ? undefined : structuredClone(doc);
   const visit = (node: unknown, at: string): void => {
     if (typeof node !== "object" || node === null) return;
     for (const [key, value] of Object.entries(node)) {
       const where = `${at}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
       const ref = (value as { $ref?: unknown } | null)?.$ref;
-      if (typeof ref !== "string" || ref.startsWith("#")) {
+      const internal = typeof ref === "string" && ref.startsWith("#");
+      if (typeof ref !== "string" || (internal && file === undefined)) {
         visit(value, where);
         continue;
       }
-      const [file, pointer = ""] = ref.split("#", 2);
-      const path = base === undefined ? undefined : resolve(base, decodeURI(file));
-      const reason = path === undefined ? "a document given as an object cannot refer to files" : unreadable(path, pointer, files);
+      const reason = internal ? missingPart(original, ref) : fileRefProblem(ref, base, files, (path, pointer) => ((value as { $ref: string }).$ref = `${path}#${pointer}`));
       if (reason) {
-        broken.push({ ref, at: where, reason });
-        (node as Record<string, unknown>)[key] = { [BROKEN_REF]: { ref, reason } };
-      } else (value as { $ref: string }).$ref = `${path}#${pointer}`;
+        broken.push({ ref, at: `${file ?? ""}${where}`, reason });
+        (node as Record<string, unknown>)[key] = { [BROKEN_REF]: { ref, reason: file === undefined ? reason : `${reason}, in ${file}` } };
+      } else if (internal) visit(value, where);
     }
   };
   visit(doc, "#");
   return broken;
+}
+
+/** Why a reference inside a file to a part of that same file cannot be read, or undefined when it can. */
+function missingPart(content: unknown, ref: string): string | undefined {
+  return readPointer(content, ref) === undefined ? `nothing at ${ref} in that file` : undefined;
+}
+
+/** Why a reference to another file cannot be read, or undefined after `readable` was told its absolute path. */
+function fileRefProblem(ref: string, base: string | undefined, files: Map<string, unknown>, readable: (path: string, pointer: string) => void): string | undefined {
+  if (base === undefined) return "a document given as an object cannot refer to files";
+  const [file, pointer = ""] = ref.split("#", 2);
+  const path = resolve(base, safeDecodeUri(file));
+  const reason = unreadable(path, pointer, files);
+  if (!reason) readable(path, pointer);
+  return reason;
 }
 
 /** Why `pointer` in the file at `path` cannot be read, or undefined when it can. Files are read once. */

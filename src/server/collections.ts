@@ -728,6 +728,9 @@ export class Collections {
     } catch (error) {
       next.tools = next.docs = undefined;
       this.log(`toolsearch serve: the snapshot of ${record.name} cannot be used (${error instanceof Error ? error.message : String(error)}); rebuilding it`);
+      // Dropped, or it would stand for this version forever (one writer per version) and every load would rebuild:
+      // the rebuilt index is saved in its place (e.g. after an upgrade that changed the snapshot format).
+      await this.store.deleteSnapshots(record.name).catch((failure: unknown) => this.log(`toolsearch serve: could not delete the snapshot of ${record.name}: ${failure instanceof Error ? failure.message : String(failure)}`));
       return false;
     }
   }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { DocumentIndex } from "../../src/indexes/document-index.js";
 import { ToolsearchError } from "../../src/errors.js";
@@ -159,6 +160,34 @@ describe("DocumentIndex snapshots", () => {
     code(() => DocumentIndex.fromSnapshot(bytes.subarray(0, bytes.length >> 1)));
     const { ToolIndex } = await import("../../src/indexes/tool-index.js");
     code(() => DocumentIndex.fromSnapshot(new ToolIndex([]).snapshot()));
+  });
+
+  it("keeps texts in string sections, byte for byte: non-ASCII and astral text, urls, a document made in place", async () => {
+    const docs = [
+      { id: "é-1", title: "Café crème", body: `Ünïcödé ${"𝔘𝔫𝔦".repeat(50)} text. `.repeat(40), url: "https://example.test/é" },
+      { id: "plain", title: "Plain", body: "ascii only ".repeat(300) },
+      { id: "日本", title: "東京の天気", body: "今日は晴れです。".repeat(200) },
+    ];
+    const built = await DocumentIndex.fromDocuments(docs);
+    const loaded = DocumentIndex.fromSnapshot(built.snapshot());
+    for (const doc of docs) assert.deepEqual(loaded.get(doc.id), built.get(doc.id));
+    assert.deepEqual(loaded.searchSync("crème", { limit: 3 }), built.searchSync("crème", { limit: 3 }));
+    assert.deepEqual(loaded.read("日本", { offset: 7, maxChars: 50 }), built.read("日本", { offset: 7, maxChars: 50 }));
+    // A snapshot of a loaded index (its documents partly read) equals one of the index it came from.
+    assert.deepEqual(DocumentIndex.fromSnapshot(loaded.snapshot()).get("plain"), built.get("plain"));
+    assert.deepEqual(loaded.snapshot(), built.snapshot());
+  });
+
+  it("refuses an earlier release's snapshot (documents in its header) and a damaged string section (snapshot_invalid)", async () => {
+    const old = readFileSync(fixture("snapshots", "help-center-docs.format1.snap"));
+    assert.throws(() => DocumentIndex.fromSnapshot(old), (e: unknown) => e instanceof ToolsearchError && e.code === "snapshot_invalid" && /earlier release/.test(e.message));
+    const bytes = (await DocumentIndex.fromFile(helpCenter)).snapshot();
+    const length = bytes.readUInt32LE(8);
+    const header = JSON.parse(bytes.toString("utf8", 12, 12 + length)) as { sections: Record<string, { offset: number }> };
+    const damaged = Buffer.from(bytes);
+    // The first string end of the bodies, past the end of the section.
+    damaged.writeInt32LE(0x7fffffff, Math.ceil((12 + length) / 4) * 4 + header.sections.docBodies!.offset + 4);
+    assert.throws(() => DocumentIndex.fromSnapshot(damaged), (e: unknown) => e instanceof ToolsearchError && e.code === "snapshot_invalid" && /string section docBodies is damaged/.test(e.message));
   });
 
   it("counts the bytes it holds: more documents, more bytes", async () => {

@@ -48,6 +48,23 @@ describe("OpenAPI documents as published", () => {
     assert.match(catalog.skipped[1]!.reason, /\$ref \.\/shared\/common\.yaml#\/Weekday cannot be resolved \(nothing at #\/Weekday in that file\)/);
   });
 
+  it("skips only the operations that reach a broken reference inside another file, with a warning for each", async () => {
+    const catalog = await wild("nested-broken-refs.yaml");
+    assert.deepEqual(names(catalog), ["listOrders", "createOrder"]);
+    assert.deepEqual(schemaOf(catalog, "listOrders").properties.limit, { type: "integer", minimum: 1, maximum: 100, description: "How many orders to return" });
+    assert.equal(schemaOf(catalog, "createOrder").properties.address!.properties!.country!.pattern, "^[A-Z]{2}$", "the other file's good reference is followed");
+    assert.deepEqual(catalog.skipped.map((s) => s.operationId), ["getInvoice", "refundOrder"]);
+    assert.match(catalog.skipped[0]!.reason, /\$ref \.\/billing\/formats\.yaml#\/Format cannot be resolved \(no such file, in shared\/orders\.yaml\)/);
+    assert.match(catalog.skipped[1]!.reason, /\$ref #\/RefundReason cannot be resolved \(nothing at #\/RefundReason in that file, in shared\/orders\.yaml\)/);
+    const unresolved = catalog.warnings.filter((w) => w.includes("cannot be resolved"));
+    assert.deepEqual(unresolved.map((w) => w.replace(/ cannot be resolved.*/, "")), [
+      "$ref ./billing/formats.yaml#/Format at shared/orders.yaml#/InvoiceFormat/schema",
+      "$ref #/RefundReason at shared/orders.yaml#/Refund/properties/reason",
+      "$ref ./audit/policy.yaml#/Retention at shared/orders.yaml#/x-audit-policy",
+    ]);
+    assert.equal(normalizeTools(catalog.tools).length, 2);
+  });
+
   it("reads nullable in a 3.1 document as a null type and repairs string bounds in a shared schema, per operation", async () => {
     const catalog = await wild("nullable-in-31.yaml");
     assert.deepEqual(names(catalog), ["createNote", "updateNote"]);

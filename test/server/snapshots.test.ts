@@ -3,7 +3,7 @@
  * that cannot be brought up to date, or cannot be read, falls back to a rebuild.
  */
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Embedder } from "../../src/embeddings/embedder.js";
@@ -12,6 +12,7 @@ import { Collections, type CollectionsOptions } from "../../src/server/collectio
 import { readSnapshot, saveSnapshot } from "../../src/server/snapshots.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/types.js";
+import { fixture } from "../helpers/files.js";
 import { helpCenter, LetterProvider, tempDir, weatherTools } from "./helpers.js";
 
 const QUERIES = ["weather forecast for tomorrow", "stock price", "convert currency", "rain", "exchange rate euro", "forecast|quote"];
@@ -220,6 +221,24 @@ test("a docs collection restarts from its snapshot, answering searches and reads
     assert.deepEqual(await answers(third.collections), rebuilt);
     assert.match(third.logs.join("\n"), /snapshot of kb cannot be used/);
     await third.collections.close();
+  });
+});
+
+test("a docs snapshot of an earlier release (format 1) is not used: the collection is rebuilt and saved anew", async () => {
+  await withStore(async (store) => {
+    await store.putCollection("kb", "docs", {}, helpCenter().map((d) => ({ key: String(d.id), body: d })));
+    const version = (await store.getCollection("kb"))!.version;
+    const old = readFileSync(fixture("snapshots", "help-center-docs.format1.snap"));
+    await store.putSnapshot({ collection: "kb", version, encoding: "raw", bytes: old });
+    const { collections, logs } = await boot(store);
+    assert.equal(collections.get("kb").source, "rebuild");
+    assert.match(logs.join("\n"), /snapshot of kb cannot be used \(.*earlier release.*\); rebuilding it/);
+    assert.equal(collections.get("kb").docs!.searchSync("refund", { limit: 1 })[0]?.id, "kb-refunds");
+    await collections.saveSnapshots();
+    await collections.close();
+    const again = await boot(store);
+    assert.equal(again.collections.get("kb").source, "snapshot", "the rebuilt index was saved in the current format");
+    await again.collections.close();
   });
 });
 
