@@ -5,7 +5,7 @@
  * it picks from the allocation rate, and loading snapshots allocates fast, so under a budget the heap settled at
  * about twice what the loaded indexes hold, and RSS with it (docs/service.md, "Many collections"). After a load or
  * an eviction, `HeapTrim` runs a full collection when V8's heap exceeds what the budget explains (its size at start
- * plus 1.5 × the budget), at most once a second, after the current request's work (`setImmediate`). When a
+ * plus half the budget), at most once a second, after the current request's work (`setImmediate`). When a
  * collection still leaves the heap above that line (indexes over the budget because they are in use, or larger than
  * their count), the line moves up to the heap after collection plus a quarter, so that it never collects in a loop.
  *
@@ -36,7 +36,7 @@ export interface HeapTrimOptions {
 }
 
 /** The share of the budget the heap may hold above its start-up size before a collection. */
-const SLACK = 1.5;
+const SLACK = 0.5;
 
 export class HeapTrim {
   /** Heap size past which `check` collects. */

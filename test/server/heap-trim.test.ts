@@ -21,9 +21,9 @@ function fixture(startMb: number) {
   return { state, trim, flush };
 }
 
-test("no collection while the heap stays within its start size plus 1.5 × the budget", () => {
+test("no collection while the heap stays within its start size plus half the budget", () => {
   const { state, trim, flush } = fixture(40);
-  state.heap = (40 + 96) * MB; // exactly on the line
+  state.heap = (40 + 32) * MB; // exactly on the line
   trim.check();
   flush();
   assert.equal(state.gcs, 0);
@@ -66,7 +66,7 @@ test("a heap that stays large after collecting moves the line up instead of coll
   flush();
   assert.equal(state.gcs, 2);
   state.now += 5_000;
-  state.heap = 140 * MB; // above the floor (136 MB) again, and the line came back down to it
+  state.heap = 100 * MB; // the line came back down to 60 × 1.25 = 75 MB
   trim.check();
   flush();
   assert.equal(state.gcs, 3);
