@@ -3,7 +3,8 @@
  * real tools each (drawn from the catalogs in ../shared/data), every collection with its index snapshot saved as a
  * replica would have saved it. Measured in one run, each phase its own fresh process:
  *
- * - restart to ready: spawn to the first `/readyz` 200 (median of 3);
+ * - restart to ready: spawn of the built CLI (`dist/`, else `src/` through tsx) to the first `/readyz` 200, and the CPU
+ *   time the process used until then (median of 3);
  * - a Zipf-like request mix (collection rank r drawn with weight 1/r^s) without a budget and with `--memory-budget`:
  *   RSS sampled over time, p50/p99 of warm and cold searches (cold: the request loaded its collection, read from the
  *   service's own load counter), loads and evictions per minute, and whether every answer is identical across both;
@@ -45,7 +46,9 @@ const { values } = parseArgs({
 });
 
 const CATALOGS = ["scale", "smithery", "stabletoolbench", "metatool", "toolalpaca"].map((name) => `../shared/data/${name}/catalog.json`);
-const MAIN = new URL("../src/cli/main.ts", import.meta.url).pathname;
+// The built CLI when there is one (`npm run build`): restart is measured as a deployment runs it, without tsx.
+const BUILT = new URL("../dist/cli/main.js", import.meta.url).pathname;
+const CLI = existsSync(BUILT) ? [BUILT] : ["--import", "tsx", new URL("../src/cli/main.ts", import.meta.url).pathname];
 const progress = (line: string) => process.stderr.write(`bench:collections: ${line}\n`);
 
 /** Every tool of the shared catalogs, once per name. */
@@ -69,7 +72,13 @@ async function fillStore(path: string, count: number, seed: number, snapshotted:
   try {
     const existing = await store.listCollections();
     if (existing.length === count) {
-      for (const record of existing) sizes.set(record.name, record.size);
+      // A store kept with --dir: add the snapshots a run with other sizes did not save.
+      for (const record of existing) {
+        sizes.set(record.name, record.size);
+        if (!snapshotted.has(record.name) || (await store.snapshotVersion(record.name)) !== undefined) continue;
+        const index = await ToolIndex.fromTools((await store.listItems(record.name)).map((item) => item.body));
+        await saveSnapshot(store, record.name, record.version, () => index.snapshot());
+      }
       return sizes;
     }
     const pool = toolPool();
@@ -102,13 +111,15 @@ interface Server {
   readyMs: number;
   /** Milliseconds from `listening on` (the process is up) to the first `/readyz` 200: the collections' share. */
   listeningToReadyMs: number;
+  /** CPU milliseconds (user + system) the process used until ready: less sensitive to a busy machine than wall time. */
+  readyCpuMs: number;
   rssMb(): number;
   stop(): Promise<void>;
 }
 
 async function startServer(store: string, extra: string[] = []): Promise<Server> {
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--store", store, "--port", "0", "--no-auth", "--log", "warn", "--rate-limit", "0", ...extra], {
+  const child = spawn(process.execPath, [...CLI, "serve", "--store", store, "--port", "0", "--no-auth", "--log", "warn", "--rate-limit", "0", ...extra], {
     env: { ...process.env, FORCE_COLOR: "0" },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -125,9 +136,12 @@ async function startServer(store: string, extra: string[] = []): Promise<Server>
   while ((await fetch(`${url}/readyz`).catch(() => undefined))?.status !== 200) await new Promise((r) => setTimeout(r, 5));
   const readyMs = performance.now() - started;
   const listeningToReadyMs = performance.now() - listening;
+  // utime and stime, fields 14 and 15 of /proc/PID/stat, in clock ticks (100 per second on Linux).
+  const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+  const readyCpuMs = (Number(stat[11]) + Number(stat[12])) * 10;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return {
-    url, child, readyMs, listeningToReadyMs,
+    url, child, readyMs, listeningToReadyMs, readyCpuMs,
     rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024,
     stop: async () => {
       child.kill("SIGTERM");
@@ -246,11 +260,13 @@ async function main(): Promise<void> {
 
     const restarts: number[] = [];
     const afterListening: number[] = [];
+    const cpu: number[] = [];
     let idleMb = 0;
     for (let r = 0; r < 3; r++) {
       const server = await startServer(store);
       restarts.push(server.readyMs);
       afterListening.push(server.listeningToReadyMs);
+      cpu.push(server.readyCpuMs);
       idleMb = server.rssMb();
       await server.stop();
     }
@@ -262,7 +278,7 @@ async function main(): Promise<void> {
     const result = {
       collections: count, tools: [...sizes.values()].reduce((a, b) => a + b, 0), requests: mix.length, zipf_s: Number(values.zipf),
       distinct_collections_requested: new Set(mix).size,
-      restart_to_ready_ms: round(pct(restarts, 0.5), 0), listening_to_ready_ms: round(pct(afterListening, 0.5), 0), restart_rss_mb: round(idleMb),
+      restart_to_ready_ms: round(pct(restarts, 0.5), 0), listening_to_ready_ms: round(pct(afterListening, 0.5), 0), restart_cpu_ms: round(pct(cpu, 0.5), 0), restart_rss_mb: round(idleMb),
       unbudgeted: summary(unbudgeted),
       [`budget_${values.budget}mb`]: summary(budgeted),
       identical_answers: identical,
@@ -276,7 +292,7 @@ async function main(): Promise<void> {
         return [label, `${s.warm_p50_ms}/${s.warm_p99_ms}`, `${s.cold_p50_ms}/${s.cold_p99_ms}`, String(s.cold_500_tools_p50_ms), String(s.loads_per_min), String(s.evictions_per_min), `${s.rss_baseline_mb}/${s.rss_max_mb}/${s.rss_end_mb}`];
       });
       process.stdout.write(`${table(["run", "warm p50/p99 ms", "cold p50/p99 ms", "cold 450+ p50", "loads/min", "evictions/min", "RSS start/max/end MB"], rows).join("\n")}\n`);
-      process.stdout.write(`${count} collections, ${result.tools} tools; restart to ready ${result.restart_to_ready_ms} ms (${result.listening_to_ready_ms} ms of it after listening; RSS ${result.restart_rss_mb} MB); identical answers with and without a budget: ${identical}; load average ${result.load_average.join(" ")}\n`);
+      process.stdout.write(`${count} collections, ${result.tools} tools; restart to ready ${result.restart_to_ready_ms} ms (${result.listening_to_ready_ms} ms of it after listening, ${result.restart_cpu_ms} ms of CPU; RSS ${result.restart_rss_mb} MB); identical answers with and without a budget: ${identical}; load average ${result.load_average.join(" ")}\n`);
     }
     if (!identical) process.exitCode = 1;
   } finally {

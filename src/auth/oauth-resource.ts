@@ -5,7 +5,7 @@
  * up), then `iss`, `aud`, `exp` and `nbf`. The token's `toolsearch:*` scopes map to §9's, and optional claims limit it
  * to collections and tools. Every refusal is a `ToolsearchError` (`invalid_token`, 401) with a reason, never a 500.
  */
-import { createRemoteJWKSet, errors as joseErrors, type JWTPayload, jwtVerify } from "jose";
+import type { createRemoteJWKSet, JWTPayload } from "jose";
 import { ToolsearchError } from "../errors.js";
 import { type ApiKeyRecord, type Scope, SCOPES } from "../store/types.js";
 
@@ -51,6 +51,16 @@ export function looksLikeJwt(token: string): boolean {
   return /^[\w-]+\.[\w-]+\.[\w-]*$/.test(token);
 }
 
+type JoseErrors = typeof import("jose").errors;
+
+/**
+ * jose, imported on the first token: a service without `--oauth-issuer` never needs it, and importing it is a
+ * measurable share of `serve`'s start-up (docs/service.md, "Many collections").
+ */
+function loadJose(): Promise<typeof import("jose")> {
+  return import("jose");
+}
+
 /** Verifies access tokens of one issuer. One per service; it caches the issuer's metadata and keys. */
 export class TokenVerifier {
   private jwks?: Promise<ReturnType<typeof createRemoteJWKSet>>;
@@ -67,12 +77,13 @@ export class TokenVerifier {
    */
   async verify(token: string, audience: string): Promise<TokenCaller> {
     const keys = await this.keys();
+    const jose = await loadJose();
     const expected = this.options.audience ?? audience;
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keys, { issuer: this.options.issuer, audience: expected, algorithms: ALGORITHMS, clockTolerance: 5 }));
+      ({ payload } = await jose.jwtVerify(token, keys, { issuer: this.options.issuer, audience: expected, algorithms: ALGORITHMS, clockTolerance: 5 }));
     } catch (error) {
-      throw refusal(error, expected);
+      throw refusal(error, expected, jose.errors);
     }
     return this.caller(payload);
   }
@@ -114,7 +125,7 @@ export class TokenVerifier {
         if (metadata.issuer !== undefined && metadata.issuer !== this.options.issuer) {
           throw new ToolsearchError("upstream_unavailable", `The metadata at ${url} names issuer ${JSON.stringify(metadata.issuer)}, not ${JSON.stringify(this.options.issuer)} (--oauth-issuer must be exact).`);
         }
-        return createRemoteJWKSet(new URL(metadata.jwks_uri), { cooldownDuration: this.options.jwksCooldownMs ?? 30_000, cacheMaxAge: 10 * 60_000 });
+        return (await loadJose()).createRemoteJWKSet(new URL(metadata.jwks_uri), { cooldownDuration: this.options.jwksCooldownMs ?? 30_000, cacheMaxAge: 10 * 60_000 });
       }
     }
     throw new ToolsearchError("upstream_unavailable", `No authorization server metadata with a jwks_uri at ${candidates.join(" or ")}; access tokens cannot be checked until the issuer answers.`);
@@ -155,13 +166,13 @@ function toolRules(value: unknown): Pick<TokenCaller, "toolsAllow" | "toolsDeny"
 }
 
 /** jose's failure as a 401 that says which rule the token broke (never the token itself). */
-function refusal(error: unknown, audience: string): ToolsearchError {
-  const [reason, message] = reasonOf(error, audience);
+function refusal(error: unknown, audience: string, joseErrors: JoseErrors): ToolsearchError {
+  const [reason, message] = reasonOf(error, audience, joseErrors);
   if (reason === "issuer_unreachable") return new ToolsearchError("upstream_unavailable", message);
   return new ToolsearchError("invalid_token", `Access token refused: ${message}`, { details: { reason } });
 }
 
-function reasonOf(error: unknown, audience: string): [string, string] {
+function reasonOf(error: unknown, audience: string, joseErrors: JoseErrors): [string, string] {
   if (error instanceof joseErrors.JWTExpired) return ["expired", "it has expired (exp)."];
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     if (error.claim === "iss") return ["wrong_issuer", "it was issued by another issuer than --oauth-issuer."];

@@ -12,7 +12,7 @@
  */
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from "fastify";
 import { type OAuthResourceOptions, TokenVerifier } from "../auth/oauth-resource.js";
 import { ToolsearchError } from "../errors.js";
 import type { AuditLog } from "../trust/audit.js";
@@ -33,6 +33,7 @@ import { mcpRoutes } from "./routes/mcp.js";
 import { oauthMetadataRoutes } from "./routes/oauth-metadata.js";
 import { reviewRoutes } from "./routes/review.js";
 import { searchRoutes } from "./routes/search.js";
+import { type LazyCompilers, lazyCompilers } from "./lazy-compilers.js";
 
 /** Options of the service; every limit has a production default. */
 export interface ServiceOptions {
@@ -64,8 +65,22 @@ export interface ServiceOptions {
 
 export { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS };
 
+type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions["schemaController"]>["compilersFactory"]>;
+
+/** The lazy schema compilers of each service built (see `compilePendingSchemas`). */
+const schemaCompilers = new WeakMap<FastifyInstance, LazyCompilers>();
+
+/**
+ * Compiles every route schema of a built service that no request has needed yet (they compile on first use,
+ * src/server/lazy-compilers.ts); throws what a bad schema throws. Returns how many were compiled. For tests.
+ */
+export function compilePendingSchemas(app: FastifyInstance): number {
+  return schemaCompilers.get(app)?.compilePending() ?? 0;
+}
+
 export async function buildService(options: ServiceOptions): Promise<FastifyInstance> {
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const compilers = lazyCompilers();
   const app = Fastify({
     bodyLimit: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
     requestTimeout: timeoutMs,
@@ -73,7 +88,11 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
     logController: new OneLinePerRequest(),
     // Unknown body fields are refused (a typo such as "engnie" must not pass silently as the default).
     ajv: { customOptions: { removeAdditional: false } },
+    // Each route's validator and serializer is compiled on its first request, not before the service can listen.
+    // (Typed as fastify's factories: fastify only calls the functions and reads a validator's `errors`.)
+    schemaController: { compilersFactory: compilers as unknown as CompilersFactory },
   });
+  schemaCompilers.set(app, compilers);
   const { collections } = options;
   await app.register(errorsPlugin);
   await app.register(swagger, {

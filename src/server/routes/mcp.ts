@@ -17,7 +17,7 @@ import { type ErrorCode, ToolsearchError } from "../../errors.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionTable } from "../../mcp/http-sessions.js";
 import { parseDocResourceUri } from "../../mcp/doc-resources.js";
 import { DESCRIBE_TOOL, SEARCH_TOOLS } from "../../mcp/meta-tools.js";
-import { StreamableHTTPServerTransport } from "../../mcp/sdk-http.js";
+import type { StreamableHTTPServerTransport } from "../../mcp/sdk-http.js";
 import { READ_DOC, SEARCH_DOCS } from "../../metatools/docs-tools.js";
 import { hashKey, type RequestKey, requireScope } from "../auth.js";
 import { visibilityOf } from "../visibility.js";
@@ -149,6 +149,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     const keyId = key.id;
     const gateway = await collections.gatewayFor(collection);
     const port = (app.server.address() as AddressInfo | null)?.port;
+    // The SDK's HTTP transport is imported with the first session: a replica that serves no MCP client never loads it.
+    const { StreamableHTTPServerTransport } = await import("../../mcp/sdk-http.js");
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => sessions.add(id, session),
