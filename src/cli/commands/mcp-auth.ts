@@ -184,12 +184,28 @@ async function listenForCallback(port: number): Promise<Callback> {
   };
 }
 
-/** `--no-browser`: follows the authorization server's redirects until they reach our callback. */
+/**
+ * `--no-browser`: follows the authorization server's redirects until they reach our callback. Cookies are kept per
+ * origin across the hops, as a browser would: servers that consent without a person (e.g. an OpenID provider with
+ * automatic interactions) bind the steps of one authorization to a cookie.
+ */
 async function followRedirects(start: URL, callback: string): Promise<void> {
+  const cookies = new Map<string, Map<string, string>>();
   let url = start;
   for (let hop = 0; hop < MAX_REDIRECTS; hop++) {
-    const response = await fetch(url, { redirect: "manual" });
+    const jar = cookies.get(url.origin) ?? new Map<string, string>();
+    const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join("; ");
+    const response = await fetch(url, { redirect: "manual", headers: cookie ? { cookie } : {} });
     await response.body?.cancel();
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ""] = line.split(";");
+      const at = pair.indexOf("=");
+      const [name, value] = [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+      // An empty value is how a server clears a cookie.
+      if (at > 0 && value) jar.set(name, value);
+      else if (at > 0) jar.delete(name);
+    }
+    cookies.set(url.origin, jar);
     const location = response.headers.get("location");
     if (response.status < 300 || response.status >= 400 || !location) {
       throw new ToolsearchError("unauthorized", `the authorization server answered ${response.status} without a redirect: it wants a person. Run the login without --no-browser and open the URL.`);
