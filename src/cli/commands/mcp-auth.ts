@@ -42,17 +42,28 @@ export function registerMcpAuth(mcp: Command): void {
       .option("--collection <name>", "a server of the service's mcp collection NAME (configuration and tokens in --store)");
   common(mcp.command("login <name>").description("authorize the gateway at a remote server that requires OAuth (tokens are kept in the store, encrypted)"))
     .option("--no-browser", "do not open a browser; follow the authorization redirects directly (for servers that consent without a person)")
-    .action((name: string, flags: AuthFlags) => withServer(name, flags, (server, store, owner) => login(name, server, store, owner, flags)));
+    .action((name: string, _flags: AuthFlags, command: Command) => {
+      const flags = allFlags(command);
+      return withServer(name, flags, (server, store, owner) => login(name, server, store, owner, flags));
+    });
   common(mcp.command("logout <name>").description("forget a remote server's OAuth tokens and client registration"))
-    .action((name: string, flags: AuthFlags) =>
-      withServer(name, flags, async (_server, store, owner) => {
+    .action((name: string, _flags: AuthFlags, command: Command) =>
+      withServer(name, allFlags(command), async (_server, store, owner) => {
         await new StoredOAuthProvider(store, oauthOwner(owner, name)).forget();
         printLines([`logged out of ${name}: its tokens are forgotten`]);
       }));
   common(mcp.command("call <name> [tool]").description("call one tool of an upstream server (without a tool: list its tools), as the gateway would"))
     .option("--args <json>", "the tool's arguments as a JSON object", "{}")
     .option("--json", "print the MCP result as JSON")
-    .action((name: string, tool: string | undefined, flags: AuthFlags) => withServer(name, flags, (server, store, owner) => call(name, server, store, owner, tool, flags), true));
+    .action((name: string, tool: string | undefined, _flags: AuthFlags, command: Command) => {
+      const flags = allFlags(command);
+      return withServer(name, flags, (server, store, owner) => call(name, server, store, owner, tool, flags), true);
+    });
+}
+
+/** `--config`, `--store` and `--json` are also options of `toolsearch mcp`, which takes them before the subcommand sees them. */
+function allFlags(command: Command): AuthFlags {
+  return command.optsWithGlobals<AuthFlags>();
 }
 
 async function withServer(name: string, flags: AuthFlags, body: (server: ServerConfig, store: Store, owner: string) => Promise<void>, anyTransport = false): Promise<void> {
