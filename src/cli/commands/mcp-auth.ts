@@ -10,6 +10,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Command } from "commander";
+import { checkClientKeys } from "../../auth/key-check.js";
 import { oauthOwner, StoredOAuthProvider, upstreamAuth } from "../../auth/upstream-oauth.js";
 import { ToolsearchError } from "../../errors.js";
 import { type GatewayConfig, type HttpServerConfig, isStdioConfig, loadGatewayConfig, parseGatewayConfig, type ServerConfig } from "../../mcp/config.js";
@@ -74,6 +75,7 @@ async function withServer(name: string, flags: AuthFlags, body: (server: ServerC
     const written = config.mcpServers[name];
     if (!written) throw new ToolsearchError("config_invalid", `${where} has no server ${JSON.stringify(name)} (it has ${Object.keys(config.mcpServers).join(", ") || "none"})`);
     if (!anyTransport && isStdioConfig(written)) throw new ToolsearchError("config_invalid", `server ${JSON.stringify(name)} in ${where} is a stdio server; only remote (url) servers use OAuth`);
+    await checkClientKeys({ mcpServers: { [name]: written } }, where);
     const { config: server } = resolveServerConfig(written, process.env);
     // Loaded only here: the service's modules must not slow the gateway's launch, which imports this file.
     const owner = flags.collection !== undefined ? (await import("../../server/collections.js")).manifestOwner(flags.collection) : GATEWAY_OWNER;
