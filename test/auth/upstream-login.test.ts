@@ -6,7 +6,6 @@
  * after restarts and after the access token expired, by refresh tokens alone — never a second authorization.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -18,6 +17,7 @@ import { SecretBox, Secrets, loadSecretKey } from "../../src/auth/secrets.js";
 import { oauthOwner } from "../../src/auth/upstream-oauth.js";
 import { openStore } from "../../src/store/open.js";
 import { startIssuer, type TestClient, type TestIssuer } from "../helpers/oidc.js";
+import { runCliAsync as cli } from "../helpers/cli.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { MAIN, makeService, type TestService, weatherTools } from "../server/helpers.js";
 
@@ -26,16 +26,6 @@ const app: TestClient = { id: "desktop", secret: "", scope: "toolsearch:read too
 /** The service accepts a token up to this long after `exp` (src/auth/oauth-resource.ts). */
 const CLOCK_TOLERANCE_S = 5;
 
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env: { ...process.env, ...env, FORCE_COLOR: "0" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("an upstream that needs a person's login: login once, then refresh", () => {
   let idp: TestIssuer;

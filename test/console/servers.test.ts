@@ -2,12 +2,11 @@
  * The console's servers page in Chromium (SPEC §15): an `mcp` collection whose remote servers are OAuth-protected
  * resources of a real OpenID provider (oidc-provider on loopback; the upstream is a second service with
  * `--oauth-issuer`). Before any login both remote servers show "needs a login" with the command to run; after a real
- * `toolsearch mcp login crm --collection team --no-browser` crm shows "logged in"; once its 2 s access token expired it
- * shows "token expired, renews on the next call". No token ever reaches the page. Screenshots:
+ * `toolsearch mcp login crm --collection team --no-browser` crm shows "logged in"; once its access token expired (15 s:
+ * long enough to see it logged in on a loaded machine) it shows "token expired, renews on the next call". No token ever reaches the page. Screenshots:
  * `.screenshots/console-servers.png`, `.screenshots/console-servers-expired.png`.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -16,24 +15,15 @@ import type { Browser, Page } from "playwright-core";
 import { SecretBox, Secrets, loadSecretKey } from "../../src/auth/secrets.js";
 import { oauthOwner, type StoredTokens } from "../../src/auth/upstream-oauth.js";
 import { launchChromium, noBrowser, screenshot, watchPage } from "../helpers/browser.js";
+import { runCliAsync as cli } from "../helpers/cli.js";
 import { startIssuer, type TestIssuer } from "../helpers/oidc.js";
 import { ROOT } from "../mcp/helpers.js";
-import { MAIN, makeService, type TestService, weatherTools } from "../server/helpers.js";
+import { makeService, type TestService, weatherTools } from "../server/helpers.js";
 
 const FIXTURE = join(ROOT, "test", "fixtures", "mcp", "fixture-server.mjs");
 // The service (this process) and the login (a child) seal and open tokens with the same key.
 process.env.TOOLSEARCH_SECRET_KEY = randomBytes(32).toString("hex");
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env: { ...process.env, FORCE_COLOR: "0" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("console servers page in Chromium", { skip: noBrowser }, () => {
   let idp: TestIssuer;
@@ -44,7 +34,7 @@ describe("console servers page in Chromium", { skip: noBrowser }, () => {
   const servers = (c: string) => s.app.inject({ method: "GET", url: `/v1/collections/${c}/servers` });
 
   before(async () => {
-    idp = await startIssuer([{ id: "desktop", secret: "", scope: "toolsearch:read toolsearch:call toolsearch:write toolsearch:admin", redirectUris: ["http://127.0.0.1/callback"] }], { accessTokenTTL: 2 });
+    idp = await startIssuer([{ id: "desktop", secret: "", scope: "toolsearch:read toolsearch:call toolsearch:write toolsearch:admin", redirectUris: ["http://127.0.0.1/callback"] }], { accessTokenTTL: 15 });
     upstream = await makeService({ oauth: { issuer: idp.issuer } });
     const base = await upstream.app.listen({ port: 0, host: "127.0.0.1" });
     await upstream.app.inject({ method: "PUT", url: "/v1/collections/weather", headers: upstream.auth(upstream.keys.write), payload: { kind: "tools", tools: weatherTools() } });
