@@ -45,6 +45,15 @@ export function clientAssertionAuth(options: ClientAssertionOptions): AddClientA
   };
 }
 
+/**
+ * Loads the key and signs one throw-away assertion, so that a key that cannot be read, parsed or used with its
+ * algorithm is refused when the gateway starts rather than at its first token request (`config_invalid`).
+ */
+export async function checkClientAssertion(options: ClientAssertionOptions): Promise<void> {
+  const sign = clientAssertionAuth(options);
+  await sign(new Headers(), new URLSearchParams(), new URL("https://authorization-server.invalid/token"), undefined);
+}
+
 async function makeSigner(options: ClientAssertionOptions): Promise<AddClientAuthentication> {
   const key = parseKey(await keyText(options));
   const alg = options.signingAlgorithm ?? defaultAlgorithm(key);

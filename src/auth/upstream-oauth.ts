@@ -37,6 +37,9 @@ export interface UpstreamOAuthConfig {
   clientMetadataUrl?: string;
 }
 
+/** Tokens as kept: what the authorization server answered, plus when the access token expires (epoch seconds). */
+export type StoredTokens = OAuthTokens & { expires_at?: number };
+
 /** The store's secret methods (any `Store`). */
 export type SecretStore = Pick<Store, "getSecret" | "putSecret" | "deleteSecrets">;
 
@@ -114,12 +117,14 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (!this.config.clientId) await this.put("client", info);
   }
 
-  async tokens(): Promise<OAuthTokens | undefined> {
-    return this.get<OAuthTokens>("tokens");
+  async tokens(): Promise<StoredTokens | undefined> {
+    return this.get<StoredTokens>("tokens");
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await this.put("tokens", tokens);
+    // When the access token expires, as a time: `expires_in` alone says nothing once stored (the console shows it).
+    const expiresAt = tokens.expires_in !== undefined ? Math.floor(Date.now() / 1000) + tokens.expires_in : undefined;
+    await this.put("tokens", { ...tokens, ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) });
     await this.remove("pending");
   }
 

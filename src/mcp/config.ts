@@ -15,6 +15,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { createHash } from "node:crypto";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { readJsonFile } from "../catalog/read-records.js";
 import { type Problem, ToolsearchError } from "../errors.js";
 import { type OpenApiSourceConfig, parseOpenApiSources } from "../openapi/config.js";
@@ -203,10 +204,7 @@ export function parseGatewayConfig(value: unknown, file?: string, environment: E
   for (const name of Object.keys(apis.sources)) {
     if (Object.hasOwn(servers, name)) problems.push({ file, name, message: `openapi ${JSON.stringify(name)}: the name is also an MCP server's; tools are named <name>__<tool>, so names must differ` });
   }
-  if (problems.length) {
-    const lines = problems.map((p) => `  - ${p.message}`);
-    throw new ToolsearchError("config_invalid", [`${where}: configuration refused (${problems.length} problem${problems.length === 1 ? "" : "s"}):`, ...lines].join("\n"), { problems });
-  }
+  if (problems.length) throw configRefused(where, problems);
   const enabled = Object.entries(servers as Record<string, ServerConfig & { disabled?: boolean }>).filter(([, s]) => !s.disabled);
   const mcpServers: Record<string, ServerConfig> = {};
   for (const [name, server] of enabled) {
@@ -214,6 +212,12 @@ export function parseGatewayConfig(value: unknown, file?: string, environment: E
     mcpServers[name] = rest;
   }
   return Object.keys(apis.sources).length ? { mcpServers, openapi: apis.sources } : { mcpServers };
+}
+
+/** The `config_invalid` error for a configuration's problems, one line each. */
+export function configRefused(where: string, problems: Problem[]): ToolsearchError {
+  const lines = problems.map((p) => `  - ${p.message}`);
+  return new ToolsearchError("config_invalid", [`${where}: configuration refused (${problems.length} problem${problems.length === 1 ? "" : "s"}):`, ...lines].join("\n"), { problems });
 }
 
 /**
@@ -234,7 +238,18 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Reads and checks a configuration file (JSON). */
+/** Reads and checks a configuration file (JSON). A relative `oauth.privateKeyFile` is taken from the file's directory. */
 export function loadGatewayConfig(path: string): GatewayConfig {
-  return parseGatewayConfig(readJsonFile(path), path);
+  return withKeyFilesFrom(dirname(resolve(path)), parseGatewayConfig(readJsonFile(path), path));
+}
+
+/**
+ * Makes relative `oauth.privateKeyFile` paths absolute against `dir`: the key sits beside the configuration, wherever
+ * the gateway is started from. A path that starts with `${VAR}` is left as the variable will give it.
+ */
+function withKeyFilesFrom(dir: string, config: GatewayConfig): GatewayConfig {
+  const relative = (file: string | undefined): file is string => file !== undefined && !file.startsWith("${") && !isAbsolute(file);
+  const mcpServers = Object.fromEntries(Object.entries(config.mcpServers).map(([name, server]) =>
+    [name, !isStdioConfig(server) && relative(server.oauth?.privateKeyFile) ? { ...server, oauth: { ...server.oauth, privateKeyFile: resolve(dir, server.oauth.privateKeyFile) } } : server]));
+  return { ...config, mcpServers };
 }

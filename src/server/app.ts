@@ -32,6 +32,7 @@ import { itemRoutes } from "./routes/items.js";
 import { mcpRoutes } from "./routes/mcp.js";
 import { oauthMetadataRoutes } from "./routes/oauth-metadata.js";
 import { reviewRoutes } from "./routes/review.js";
+import { serversRoutes } from "./routes/servers.js";
 import { searchRoutes } from "./routes/search.js";
 import { type LazyCompilers, lazyCompilers } from "./lazy-compilers.js";
 
@@ -138,6 +139,7 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
   await app.register(searchRoutes, { collections, timeoutMs });
   await app.register(curationRoutes, { collections });
   await app.register(reviewRoutes, { collections, audit: options.audit });
+  await app.register(serversRoutes, { collections, store: collections.store });
   await app.register(mcpRoutes, { collections, ...options.mcp, loopbackOnly: options.loopbackOnly, audit: options.audit });
   await app.register(explainEvalRoutes, { collections, timeoutMs });
   await app.register(options.consolePlugin ?? webConsole);

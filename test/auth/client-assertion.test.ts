@@ -4,11 +4,14 @@
  */
 import assert from "node:assert/strict";
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { decodeProtectedHeader, jwtVerify } from "jose";
 import { clientAssertionAuth, type ClientAssertionOptions } from "../../src/auth/client-assertion.js";
+import { checkClientKeys } from "../../src/auth/key-check.js";
+import { type HttpServerConfig, loadGatewayConfig } from "../../src/mcp/config.js";
+import { runCli } from "../helpers/cli.js";
 import { StoredOAuthProvider } from "../../src/auth/upstream-oauth.js";
 import { ToolsearchError } from "../../src/errors.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
@@ -80,5 +83,49 @@ describe("private_key_jwt client assertions", () => {
     const secret = new StoredOAuthProvider(store, "oauth:gateway:crm", { grant: "client_credentials", clientId: "crm-bot", clientSecret: "s3cret" });
     assert.equal(secret.addClientAuthentication, undefined);
     assert.equal(secret.clientMetadata.token_endpoint_auth_method, "client_secret_basic");
+  });
+});
+
+describe("private_key_jwt keys at gateway start", () => {
+  const dir = makeTempDir("toolsearch-key-check-");
+  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  mkdirSync(join(dir, "keys"));
+  writeFileSync(join(dir, "keys", "crm.pem"), privateKey.export({ type: "sec1", format: "pem" }));
+  writeFileSync(join(dir, "keys", "garbage.pem"), "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n");
+  const server = (oauth: Record<string, string>) => ({ url: "https://mcp.example.test/mcp", oauth: { grant: "client_credentials", clientId: "bot", ...oauth } });
+
+  test("a relative privateKeyFile is read from the configuration file's directory, whatever the working directory", async () => {
+    const file = join(dir, "mcp.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { crm: server({ privateKeyFile: "keys/crm.pem" }), env: server({ privateKeyFile: "${KEY_FILE}" }) } }));
+    process.env.KEY_FILE = join(dir, "keys", "crm.pem");
+    const config = loadGatewayConfig(file);
+    const oauth = (name: string) => (config.mcpServers[name] as HttpServerConfig).oauth!;
+    assert.equal(oauth("crm").privateKeyFile, join(dir, "keys", "crm.pem"));
+    assert.equal(oauth("env").privateKeyFile, "${KEY_FILE}", "a path from a variable is the variable's");
+    await checkClientKeys(config, file);
+    delete process.env.KEY_FILE;
+  });
+
+  test("a missing or garbage key file is config_invalid naming the file, server and field; the key is never quoted", async () => {
+    const file = join(dir, "bad.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { crm: server({ privateKeyFile: "keys/missing.pem" }), tickets: server({ privateKeyFile: "keys/garbage.pem" }), ok: server({ privateKeyFile: "keys/crm.pem" }) } }));
+    const error = await checkClientKeys(loadGatewayConfig(file), file).then(() => undefined, (e: unknown) => e);
+    assert.ok(error instanceof ToolsearchError && error.code === "config_invalid", String(error));
+    assert.match(error.message, /bad\.json: configuration refused \(2 problems\)/);
+    assert.match(error.message, /server "crm": oauth\.privateKeyFile ".*keys\/missing\.pem" cannot be read \(ENOENT\)/);
+    assert.match(error.message, /server "tickets": oauth\.privateKey is not a PEM private key/);
+    assert.deepEqual(error.problems.map((p) => p.name).sort(), ["crm", "tickets"]);
+    assert.doesNotMatch(error.message, /not a key/);
+  });
+
+  test("the real gateway refuses to start with a bad key: config_invalid, not an upstream that is down", () => {
+    const file = join(dir, "gateway.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { crm: server({ privateKeyFile: "keys/garbage.pem" }) } }));
+    const result = runCli(["mcp", "--config", file, "--store", join(dir, "store.sqlite"), "--json"]);
+    assert.equal(result.code, 1);
+    const { error } = JSON.parse(result.stderr.trim().split("\n").at(-1)!) as { error: { code: string; message: string } };
+    assert.equal(error.code, "config_invalid");
+    assert.match(error.message, /server "crm": oauth\.privateKey is not a PEM private key/);
+    assert.doesNotMatch(result.stderr, /upstream_unavailable|not a key/);
   });
 });

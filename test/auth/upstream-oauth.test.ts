@@ -5,7 +5,6 @@
  * processes; a server that needs a person fails at once, naming the login command.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,8 +13,9 @@ import { SecretBox, Secrets, loadSecretKey } from "../../src/auth/secrets.js";
 import { oauthOwner } from "../../src/auth/upstream-oauth.js";
 import { openStore } from "../../src/store/open.js";
 import { startIssuer, type TestClient, type TestIssuer } from "../helpers/oidc.js";
+import { runCliAsync as cli } from "../helpers/cli.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
-import { MAIN, makeService, type TestService, weatherTools } from "../server/helpers.js";
+import { makeService, type TestService, weatherTools } from "../server/helpers.js";
 
 const machine: TestClient = { id: "machine", secret: "machine-secret-0123456789", scope: "toolsearch:read toolsearch:call", collections: ["*"] };
 // A machine account that authenticates with a private key (private_key_jwt); SEC1 PEM, as `openssl ecparam -genkey` writes it.
@@ -23,17 +23,6 @@ const signer = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const signerKeyPem = signer.privateKey.export({ type: "sec1", format: "pem" }).toString();
 const keyed: TestClient = { id: "keyed", secret: "unused", scope: "toolsearch:read toolsearch:call", collections: ["*"], jwks: [{ ...signer.publicKey.export({ format: "jwk" }), alg: "ES256", use: "sig" }] };
 
-/** The real CLI in a child process (asynchronously: the service and the provider answer from this process). */
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env: { ...process.env, ...env, FORCE_COLOR: "0" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("remote upstreams that require OAuth", () => {
   let idp: TestIssuer;

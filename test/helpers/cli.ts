@@ -1,5 +1,5 @@
 /** Runs the real `toolsearch` command (from source, through tsx) and captures what it prints. */
-import { fork, spawnSync } from "node:child_process";
+import { fork, spawn, spawnSync } from "node:child_process";
 import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 
@@ -14,6 +14,21 @@ export interface CliResult {
 export function runCli(args: string[]): CliResult {
   const result = spawnSync(process.execPath, ["--import", "tsx", MAIN, ...args], { encoding: "utf8", env: { ...process.env, FORCE_COLOR: "0" } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * The real CLI in a child process, asynchronously: for tests whose service or identity provider answers from the test's
+ * own process (a synchronous spawn would block them). `env` is added to this process's environment.
+ */
+export function runCliAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env: { ...process.env, ...env, FORCE_COLOR: "0" } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
+    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 /**

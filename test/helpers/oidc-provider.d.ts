@@ -10,7 +10,23 @@ declare module "oidc-provider" {
     jwt?: { sign?: { alg: string } };
   }
 
+  interface Grant {
+    addOIDCScope(scope: string): void;
+    addResourceScope(resource: string, scope: string): void;
+    save(): Promise<string>;
+  }
+
+  interface InteractionDetails {
+    prompt: { name: string; details: Record<string, unknown> };
+    params: Record<string, unknown>;
+    session?: { accountId: string };
+    grantId?: string;
+  }
+
   export default class Provider {
+    Grant: { new (init: { accountId: string; clientId: string }): Grant; find(id: string): Promise<Grant | undefined> };
+    interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
+    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
     constructor(issuer: string, configuration: {
       clients?: Array<Record<string, unknown>>;
       jwks?: { keys: Array<Record<string, unknown>> };

@@ -18,6 +18,17 @@ export interface TestClient {
   scope: string;
   /** Put in the tokens' `collections` claim. */
   collections?: string[];
+  /**
+   * A public native client for a person's login (authorization code + PKCE, refresh tokens): its loopback redirect
+   * URIs (any port matches, RFC 8252). A person "alice" logs in and consents to whatever is asked, without a form.
+   */
+  redirectUris?: string[];
+}
+
+/** How the test provider issues tokens. */
+export interface IssuerOptions {
+  /** Lifetime of access tokens in seconds (default 300). */
+  accessTokenTTL?: number;
 }
 
 export interface TestIssuer {
@@ -28,6 +39,8 @@ export interface TestIssuer {
   token(client: TestClient, resource: string, scope?: string): Promise<string>;
   /** How many token requests the provider has answered (tells a reused token from a new one). */
   readonly tokenRequests: number;
+  /** Successful token grants by `grant_type` (authorization_code, refresh_token, client_credentials). */
+  readonly grants: Readonly<Record<string, number>>;
   /** Starts signing with a fresh key (the JWKS then holds the new and the old key). */
   rotate(): Promise<void>;
   close(): Promise<void>;
@@ -39,11 +52,14 @@ export async function signingKey(kid: string): Promise<JWK> {
 }
 
 /** Starts the provider on 127.0.0.1 with these clients (each may use client_credentials). */
-export async function startIssuer(clients: TestClient[]): Promise<TestIssuer> {
+export async function startIssuer(clients: TestClient[], options: IssuerOptions = {}): Promise<TestIssuer> {
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
+  let provider!: Provider;
   let tokenRequests = 0;
+  const grants: Record<string, number> = {};
   const server: Server = createServer((req, res) => {
     if (req.method === "POST" && req.url?.startsWith("/token")) tokenRequests++;
+    if (req.url?.startsWith("/interaction/")) return void consent(provider, req, res).catch((error: Error) => res.writeHead(400).end(error.message));
     handler(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -51,10 +67,14 @@ export async function startIssuer(clients: TestClient[]): Promise<TestIssuer> {
   let keys = [await signingKey("k1")];
   const make = () =>
     new Provider(issuer, {
-      clients: clients.map((c) => ({
-        client_id: c.id,
-        ...(c.jwks ? { token_endpoint_auth_method: "private_key_jwt", jwks: { keys: c.jwks } } : { client_secret: c.secret }),
-        grant_types: ["client_credentials"], redirect_uris: [], response_types: [], scope: c.scope, id_token_signed_response_alg: "ES256" })),
+      clients: clients.map((c) => c.redirectUris
+        ? { client_id: c.id, application_type: "native", token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], redirect_uris: c.redirectUris, response_types: ["code"], scope: c.scope, id_token_signed_response_alg: "ES256" }
+        : {
+          client_id: c.id,
+          ...(c.jwks ? { token_endpoint_auth_method: "private_key_jwt", jwks: { keys: c.jwks } } : { client_secret: c.secret }),
+          grant_types: ["client_credentials"], redirect_uris: [], response_types: [], scope: c.scope, id_token_signed_response_alg: "ES256" }),
+      // Refresh tokens without `offline_access`: what the login under test must use once its access token expires.
+      issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed("refresh_token"),
       jwks: { keys },
       extraTokenClaims: (_ctx: unknown, token: { clientId?: string }) => {
         const collections = clients.find((c) => c.id === token.clientId)?.collections;
@@ -71,15 +91,19 @@ export async function startIssuer(clients: TestClient[]): Promise<TestIssuer> {
             scope: "toolsearch:read toolsearch:call toolsearch:write toolsearch:admin",
             audience: resource,
             accessTokenFormat: "jwt",
-            accessTokenTTL: 300,
+            accessTokenTTL: options.accessTokenTTL ?? 300,
             jwt: { sign: { alg: "ES256" } },
           }),
         },
       },
     });
   const use = () => {
-    const provider = make();
+    provider = make();
     provider.on("server_error", () => undefined);
+    provider.on("grant.success", (ctx: unknown) => {
+      const type = (ctx as { oidc: { params: { grant_type: string } } }).oidc.params.grant_type;
+      grants[type] = (grants[type] ?? 0) + 1;
+    });
     handler = provider.callback();
   };
   use();
@@ -90,6 +114,9 @@ export async function startIssuer(clients: TestClient[]): Promise<TestIssuer> {
     },
     get tokenRequests() {
       return tokenRequests;
+    },
+    get grants() {
+      return { ...grants };
     },
     async token(client, resource, scope = client.scope) {
       const response = await fetch(`${issuer}/token`, {
@@ -107,4 +134,16 @@ export async function startIssuer(clients: TestClient[]): Promise<TestIssuer> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The interaction of a login: "alice" signs in, then consents to exactly the scopes and resources asked for. */
+async function consent(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const details = await provider.interactionDetails(req, res);
+  if (details.prompt.name === "login") return provider.interactionFinished(req, res, { login: { accountId: "alice" } }, { mergeWithLastSubmission: false });
+  const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
+  const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+  if (missing.missingOIDCScope) grant!.addOIDCScope(missing.missingOIDCScope.join(" "));
+  for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant!.addResourceScope(resource, scopes.join(" "));
+  const grantId = await grant!.save();
+  return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
 }

@@ -213,7 +213,7 @@ describe("service routes", () => {
     for (const path of [
       "/v1/collections", "/v1/collections/{c}", "/v1/collections/{c}/tools/{name}", "/v1/collections/{c}/documents/{id}",
       "/v1/collections/{c}/batch", "/v1/collections/{c}/search", "/v1/collections/{c}/lint", "/healthz", "/readyz",
-      "/metrics", "/openapi.json", "/mcp/{c}", "/",
+      "/metrics", "/openapi.json", "/mcp/{c}", "/", "/v1/collections/{c}/servers",
     ]) assert.ok(paths.includes(path), `${path} in ${paths.join(", ")}`);
     const search = doc.paths["/v1/collections/{c}/search"].post;
     assert.ok(search.requestBody.content["application/json"].schema.properties.query);

@@ -10,6 +10,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Command } from "commander";
+import { checkClientKeys } from "../../auth/key-check.js";
 import { oauthOwner, StoredOAuthProvider, upstreamAuth } from "../../auth/upstream-oauth.js";
 import { ToolsearchError } from "../../errors.js";
 import { type GatewayConfig, type HttpServerConfig, isStdioConfig, loadGatewayConfig, parseGatewayConfig, type ServerConfig } from "../../mcp/config.js";
@@ -42,17 +43,28 @@ export function registerMcpAuth(mcp: Command): void {
       .option("--collection <name>", "a server of the service's mcp collection NAME (configuration and tokens in --store)");
   common(mcp.command("login <name>").description("authorize the gateway at a remote server that requires OAuth (tokens are kept in the store, encrypted)"))
     .option("--no-browser", "do not open a browser; follow the authorization redirects directly (for servers that consent without a person)")
-    .action((name: string, flags: AuthFlags) => withServer(name, flags, (server, store, owner) => login(name, server, store, owner, flags)));
+    .action((name: string, _flags: AuthFlags, command: Command) => {
+      const flags = allFlags(command);
+      return withServer(name, flags, (server, store, owner) => login(name, server, store, owner, flags));
+    });
   common(mcp.command("logout <name>").description("forget a remote server's OAuth tokens and client registration"))
-    .action((name: string, flags: AuthFlags) =>
-      withServer(name, flags, async (_server, store, owner) => {
+    .action((name: string, _flags: AuthFlags, command: Command) =>
+      withServer(name, allFlags(command), async (_server, store, owner) => {
         await new StoredOAuthProvider(store, oauthOwner(owner, name)).forget();
         printLines([`logged out of ${name}: its tokens are forgotten`]);
       }));
   common(mcp.command("call <name> [tool]").description("call one tool of an upstream server (without a tool: list its tools), as the gateway would"))
     .option("--args <json>", "the tool's arguments as a JSON object", "{}")
     .option("--json", "print the MCP result as JSON")
-    .action((name: string, tool: string | undefined, flags: AuthFlags) => withServer(name, flags, (server, store, owner) => call(name, server, store, owner, tool, flags), true));
+    .action((name: string, tool: string | undefined, _flags: AuthFlags, command: Command) => {
+      const flags = allFlags(command);
+      return withServer(name, flags, (server, store, owner) => call(name, server, store, owner, tool, flags), true);
+    });
+}
+
+/** `--config`, `--store` and `--json` are also options of `toolsearch mcp`, which takes them before the subcommand sees them. */
+function allFlags(command: Command): AuthFlags {
+  return command.optsWithGlobals<AuthFlags>();
 }
 
 async function withServer(name: string, flags: AuthFlags, body: (server: ServerConfig, store: Store, owner: string) => Promise<void>, anyTransport = false): Promise<void> {
@@ -63,6 +75,7 @@ async function withServer(name: string, flags: AuthFlags, body: (server: ServerC
     const written = config.mcpServers[name];
     if (!written) throw new ToolsearchError("config_invalid", `${where} has no server ${JSON.stringify(name)} (it has ${Object.keys(config.mcpServers).join(", ") || "none"})`);
     if (!anyTransport && isStdioConfig(written)) throw new ToolsearchError("config_invalid", `server ${JSON.stringify(name)} in ${where} is a stdio server; only remote (url) servers use OAuth`);
+    await checkClientKeys({ mcpServers: { [name]: written } }, where);
     const { config: server } = resolveServerConfig(written, process.env);
     // Loaded only here: the service's modules must not slow the gateway's launch, which imports this file.
     const owner = flags.collection !== undefined ? (await import("../../server/collections.js")).manifestOwner(flags.collection) : GATEWAY_OWNER;
@@ -184,12 +197,28 @@ async function listenForCallback(port: number): Promise<Callback> {
   };
 }
 
-/** `--no-browser`: follows the authorization server's redirects until they reach our callback. */
+/**
+ * `--no-browser`: follows the authorization server's redirects until they reach our callback. Cookies are kept per
+ * origin across the hops, as a browser would: servers that consent without a person (e.g. an OpenID provider with
+ * automatic interactions) bind the steps of one authorization to a cookie.
+ */
 async function followRedirects(start: URL, callback: string): Promise<void> {
+  const cookies = new Map<string, Map<string, string>>();
   let url = start;
   for (let hop = 0; hop < MAX_REDIRECTS; hop++) {
-    const response = await fetch(url, { redirect: "manual" });
+    const jar = cookies.get(url.origin) ?? new Map<string, string>();
+    const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join("; ");
+    const response = await fetch(url, { redirect: "manual", headers: cookie ? { cookie } : {} });
     await response.body?.cancel();
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ""] = line.split(";");
+      const at = pair.indexOf("=");
+      const [name, value] = [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+      // An empty value is how a server clears a cookie.
+      if (at > 0 && value) jar.set(name, value);
+      else if (at > 0) jar.delete(name);
+    }
+    cookies.set(url.origin, jar);
     const location = response.headers.get("location");
     if (response.status < 300 || response.status >= 400 || !location) {
       throw new ToolsearchError("unauthorized", `the authorization server answered ${response.status} without a redirect: it wants a person. Run the login without --no-browser and open the URL.`);

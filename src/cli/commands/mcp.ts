@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { DEFAULT_CACHE_PATH } from "../../embeddings/cache.js";
 import { ToolIndex } from "../../indexes/tool-index.js";
+import { checkClientKeys } from "../../auth/key-check.js";
 import { loadGatewayConfig } from "../../mcp/config.js";
 import { Gateway } from "../../mcp/gateway.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, serveHttp, serveStdio } from "../../mcp/transports.js";
@@ -70,6 +71,7 @@ export function registerMcp(program: Command): void {
       const token = flags.token ?? (process.env.TOOLSEARCH_MCP_TOKEN || undefined);
       // Load (and refuse) every file before starting any upstream process.
       const config = flags.config ? loadGatewayConfig(flags.config) : undefined;
+      if (config) await checkClientKeys(config, flags.config!);
       const pinFrom = flags.pinFrom ? readPinFile(flags.pinFrom) : undefined;
       const embedder = embedderChosen(flags) ? await embedderFromFlags(flags) : undefined;
       // Loaded only when asked for, so that a gateway of MCP servers starts without them (launch time).

@@ -14,6 +14,7 @@ import { itemPage } from "./pages/item.js";
 import { curationPage } from "./pages/curation.js";
 import { lintPage } from "./pages/lint.js";
 import { reviewPage } from "./pages/review.js";
+import { serversPage } from "./pages/servers.js";
 import { searchPage } from "./pages/search.js";
 
 import type { PageContext } from "./ui.js";
@@ -26,7 +27,7 @@ fill(app, h("a", { href: "#main", class: "skip" }, "Skip to content"), h("header
 let collections: CollectionSummary[] | undefined;
 let cleanup: (() => void) | undefined;
 
-/** Routes: `#/`, `#/c/NAME/search?q=…`, `#/c/NAME/item/ID`, `#/c/NAME/lint`, `#/c/NAME/eval`, `#/c/NAME/curation`, `#/c/NAME/review` (mcp), `#/audit?collection=…&who=…&since=…` (admin keys). */
+/** Routes: `#/`, `#/c/NAME/search?q=…`, `#/c/NAME/item/ID`, `#/c/NAME/lint`, `#/c/NAME/eval`, `#/c/NAME/curation`, `#/c/NAME/review` (mcp), `#/c/NAME/servers` (mcp), `#/audit?collection=…&who=…&since=…` (admin keys). */
 async function route(): Promise<void> {
   cleanup?.();
   cleanup = undefined;
@@ -57,6 +58,7 @@ async function route(): Promise<void> {
     else if (page === "curation" && collection.kind !== "docs") cleanup = curationPage(context);
     else if (page === "eval") cleanup = evalPage(context);
     else if (page === "review" && collection.kind === "mcp") cleanup = reviewPage(context);
+    else if (page === "servers" && collection.kind === "mcp") cleanup = serversPage(context);
     else showError(new ApiError(404, "not_found", `No page ${JSON.stringify(page)}.`));
   } catch (error) {
     showError(error);
@@ -75,6 +77,7 @@ function drawNav(collection: CollectionSummary | undefined, page: string | undef
       collection.kind !== "docs" ? link(`${c}/curation`, "Curation", page === "curation") : null,
       link(`${c}/eval`, "Eval", page === "eval"),
       collection.kind === "mcp" ? link(`${c}/review`, "Review", page === "review") : null,
+      collection.kind === "mcp" ? link(`${c}/servers`, "Servers", page === "servers") : null,
     ] : null,
     link("#/audit", "Audit", page === "audit"),
     session.key() ? h("button", { type: "button", class: "signout", onclick: signOut }, "Forget key") : null);

@@ -43,7 +43,10 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   collection: string;
   keyId: string;
-  /** SHA-256 of the key that opened it: a request with that key, once revoked, ends the session. */
+  /**
+   * SHA-256 of the API key that opened it: a request with that key, once revoked, ends the session. Unset for an OAuth
+   * access token: its 401 means "expired, refresh me", and the refreshed token (same subject) goes on in the session.
+   */
   keyHash?: string;
 }
 
@@ -133,7 +136,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           reply.header("retry-after", String(full.retryAfterSeconds));
           return rpcError(reply, 503, "not_ready", full.message);
         }
-        const fresh = await openSession(name, request.apiKey!, bearerHash(request));
+        const fresh = await openSession(name, request.apiKey!, request.apiKey!.subject === undefined ? bearerHash(request) : undefined);
         reply.hijack();
         await fresh.transport.handleRequest(request.raw, reply.raw, request.body);
         // Not an initialize request (refused with 400): nothing holds this session, so it must not stay in the gateway.
