@@ -1,7 +1,7 @@
 /**
  * For each labelled set: the fused ranking at every lexical share the catalog's fusion fit may choose
  * (`FUSION_WEIGHTS`), scored on the catalog's own pseudo-queries (what the fit sees) and on the set's real queries
- * (what it should predict), to see whether the fit picks a winner.
+ * (what it should predict), and what the fit chose (`ToolIndex.fusionFit`).
  *
  *   node --import tsx scripts/fusion-fit-report.ts [--cache FILE] NAME=CATALOG:QUERIES ...
  */
@@ -39,6 +39,7 @@ for (const arg of positionals) {
   const score = (set: typeof real, w: number, metric: typeof ndcgAt) =>
     set.reduce((sum, q) => sum + metric(10, fuse(q.input, 10, { lexicalWeight: w }).map((h) => h.id), q.relevant), 0) / set.length;
   const row = FUSION_WEIGHTS.map((w) => `${w}: ${score(pseudo, w, ndcgAt).toFixed(3)} ${(100 * score(real, w, ndcgAt)).toFixed(1)}/${(100 * score(real, w, recallAt)).toFixed(1)}`);
-  console.log(`${name} (${tools.length} tools, ${pseudo.length} pseudo): ${row.join(" | ")}`);
+  const chosen = await new ToolIndex(tools, { embedder }).fusionFit();
+  console.log(`${name} (${tools.length} tools, ${pseudo.length} pseudo): fit chose ${chosen.lexicalWeight} | ${row.join(" | ")}`);
 }
 await embedder.close();

@@ -64,7 +64,7 @@ export class ToolIndex {
   private changesSinceFit = 0;
   /** Whether `hybrid`'s fusion is fitted per catalog (`FusionOptions.fit`), the fit so far, and changes since. */
   private readonly autoFusion: boolean;
-  private fusionFitted: { size: number; result: FusionFitResult } | undefined;
+  private fusionFitted: { size: number; lexicalWeight: number; result?: FusionFitResult } | undefined;
   private fusionFitting: Promise<void> | undefined;
   private changesSinceFusionFit = 0;
   /** Each caller's subset of the BM25 index (see `ToolVisibility`), remade when the index has changed. */
@@ -142,6 +142,8 @@ export class ToolIndex {
       analyzer: analyzerSettings(this.options.analyzer),
       bag: this.bag,
       fit: this.autoFit ? this.lexicalRanking : undefined,
+      // The fitted fusion share, when a fit was made: a loaded index then embeds no pseudo-queries.
+      fusion: this.autoFusion ? this.fusionFitted?.lexicalWeight : undefined,
       tools: [...this.tools.values()].map(storedTool),
       bm25: { ids: state.ids, terms: state.terms },
       vectors: vectors && { embedder: vectors.embedder, dimensions: vectors.dimensions, ids: vectors.ids, texts: vectors.texts },
@@ -178,6 +180,10 @@ export class ToolIndex {
     if (this.autoFit && isLexicalRanking(header.fit)) {
       this.bm25.rescore(candidateScoring(header.fit));
       this.fitted = { ranking: header.fit, size: this.tools.size };
+    }
+    if (this.autoFusion && typeof header.fusion === "number" && header.fusion >= 0 && header.fusion <= 1) {
+      this.semantic.setLexicalWeight(header.fusion);
+      this.fusionFitted = { size: this.tools.size, lexicalWeight: header.fusion };
     }
     this.deferred = { vectors: savedVectors(header, sections) };
   }
@@ -321,12 +327,14 @@ export class ToolIndex {
   }
 
   /**
-   * Embeds every tool that has no vector yet (cached vectors are reused), so that the first `semantic` or `hybrid`
-   * search does not pay for it; `onProgress` counts the tools actually sent to the provider.
+   * Embeds every tool that has no vector yet (cached vectors are reused) and fits `hybrid`'s fusion to the catalog
+   * (`FusionOptions.fit`), so that the first `semantic` or `hybrid` search does not pay for it; `onProgress` counts the
+   * tools actually sent to the provider.
    */
   async prepareEmbeddings(onProgress?: EmbedProgress): Promise<void> {
     this.undefer();
     await this.semantic.prepare(onProgress);
+    await this.fitFusion();
   }
 
   /** Number of tools that have a vector (embedded, from the cache, or loaded from a snapshot). */
@@ -479,7 +487,8 @@ export class ToolIndex {
 
   /**
    * What `hybrid` fuses with on this catalog: the lexical share (0 is the embedding alone, 1 BM25 alone) and, when it
-   * was fitted (`FusionOptions.fit`), the pseudo-query scores that chose it. Fits first when that is due.
+   * was fitted here (`FusionOptions.fit`; not when restored from a snapshot), the pseudo-query scores that chose it.
+   * Fits first when that is due.
    */
   async fusionFit(): Promise<{ lexicalWeight: number; fit?: FusionFitResult }> {
     this.undefer();
@@ -510,7 +519,7 @@ export class ToolIndex {
     }));
     const result = fitFusionWeight(samples, this.options.fusion);
     this.semantic.setLexicalWeight(result.lexicalWeight);
-    this.fusionFitted = { size: this.tools.size, result };
+    this.fusionFitted = { size: this.tools.size, lexicalWeight: result.lexicalWeight, result };
     this.changesSinceFusionFit -= changes;
   }
 
