@@ -39,7 +39,7 @@ export class SemanticStore {
   private readonly embeddedTexts = new Map<string, string>();
   private readonly stale = new Set<string>();
   private preparing: Promise<void> | undefined;
-  private readonly fusion: FusionOptions;
+  private fusion: FusionOptions;
 
   constructor(embedder: Embedder | EmbeddingProvider | undefined, fusion: FusionOptions = {}) {
     this.embedder = embedder === undefined || embedder instanceof Embedder ? embedder : new Embedder(embedder);
@@ -100,7 +100,7 @@ export class SemanticStore {
    * exact similarity, so the two lists describe the same candidates.
    */
   rankHybrid(lexical: Ranked[], query: QueryVectors, limit: number, accept?: (id: string) => boolean): Ranked[] {
-    return fuse(this.hybridInput(lexical, query, limit, accept), limit, this.fusion);
+    return fuse(this.fusionInput(lexical, query, limit, accept), limit, this.fusion);
   }
 
   /**
@@ -108,8 +108,18 @@ export class SemanticStore {
    * dense parts of each fused score, and the raw scores that went in.
    */
   explainHybrid(lexical: Ranked[], query: QueryVectors, accept?: (id: string) => boolean): { fused: FusedHit[]; input: FusionInput } {
-    const input = this.hybridInput(lexical, query, HYBRID_CANDIDATES, accept);
+    const input = this.fusionInput(lexical, query, HYBRID_CANDIDATES, accept);
     return { fused: fuseParts(input, this.fusion), input };
+  }
+
+  /** Changes the lexical share of `hybrid` (a catalog's fitted fusion, see `fitFusionWeight`). */
+  setLexicalWeight(lexicalWeight: number): void {
+    this.fusion = { ...this.fusion, lexicalWeight };
+  }
+
+  /** The share `hybrid` fuses with now. */
+  get lexicalWeight(): number {
+    return this.fusion.lexicalWeight ?? DEFAULT_FUSION.lexicalWeight;
   }
 
   /** Similarity of `id` to each query sentence, in order; undefined when `id` has no vector. */
@@ -118,7 +128,8 @@ export class SemanticStore {
     return query.map((vector) => this.vectors!.score(id, vector)!);
   }
 
-  private hybridInput(lexical: Ranked[], query: QueryVectors, limit: number, accept?: (id: string) => boolean): FusionInput {
+  /** The two lists `hybrid` fuses: the dense top `limit` (at least `HYBRID_CANDIDATES`) plus every lexical candidate. */
+  fusionInput(lexical: Ranked[], query: QueryVectors, limit: number, accept?: (id: string) => boolean): FusionInput {
     const dense = this.rankDense(query, Math.max(HYBRID_CANDIDATES, limit), accept);
     const seen = new Set(dense.map((h) => h.id));
     const missing = lexical.filter((hit) => !seen.has(hit.id)).map((hit) => hit.id);

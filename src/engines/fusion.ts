@@ -42,9 +42,15 @@ export interface FusionOptions {
   confidence?: boolean | "top" | "gap" | "agree";
   /** For `confidence: "agree"`: the correlation at which the two lists count as agreeing (default 0.3). */
   agreement?: number;
+  /**
+   * A tool index fits `lexicalWeight` to its catalog, without labels, on the catalog's own pseudo-queries: it may use
+   * BM25 or the embedding alone where the other drags the blend down (`fitFusionWeight` in indexes/catalog-fit.ts).
+   * Default true; off when `method` or `lexicalWeight` is given (the caller chose) or with `false`.
+   */
+  fit?: boolean;
 }
 
-export const DEFAULT_FUSION: Required<FusionOptions> = { method: "zscore", lexicalWeight: 0.5, lexicalScale: 15, rrfK: 60, confidence: "top", agreement: 0.3 };
+export const DEFAULT_FUSION: Required<FusionOptions> = { method: "zscore", lexicalWeight: 0.5, lexicalScale: 15, rrfK: 60, confidence: "top", agreement: 0.3, fit: true };
 
 /** The two rankings of one query, best first, with raw scores. */
 export interface FusionInput {
@@ -75,10 +81,62 @@ export function fuseParts(input: FusionInput, options: FusionOptions = {}): Fuse
     throw new ToolsearchError("invalid_option", "explain cannot split the score of a custom fusion method into its lexical and dense parts.");
   }
   const fused = o.method === "rrf" ? reciprocalRank(input, o.rrfK)
-    : o.method === "zscore" ? standardized(input, withConfidence(input, o.lexicalWeight, o))
+    : o.method === "zscore" ? guarded(input, withConfidence(input, o.lexicalWeight, o))
     : o.method === "weighted" ? weighted(input, o.lexicalWeight)
-    : standardized(input, withConfidence(input, adaptiveShare(input.lexical, o.lexicalScale), o));
+    : guarded(input, withConfidence(input, adaptiveShare(input.lexical, o.lexicalScale), o));
   return fused.sort(compareRanked);
+}
+
+/** The two engines a hybrid ranking fuses. */
+export type FusedEngine = "lexical" | "dense";
+
+/**
+ * The engine a query is ranked by alone, if any: the other one when a list carries no evidence of its own (empty, one
+ * hit, or all scores equal), or the only one with a share (a catalog's fitted weight of 0 or 1, see
+ * `fitFusionWeight`). Fusing a list without evidence can only add noise to the other, so it is left out entirely.
+ */
+export function soleEngine(input: FusionInput, lexicalShare: number): FusedEngine | undefined {
+  if (!informative(input.lexical) || lexicalShare <= 0) return "dense";
+  if (!informative(input.dense) || lexicalShare >= 1) return "lexical";
+  return undefined;
+}
+
+function informative(list: Ranked[]): boolean {
+  return list.length >= 2 && stats(list.map((h) => h.score)).std > 0;
+}
+
+/** Standard-score fusion at `lexicalShare`, or one engine's ranking alone when `soleEngine` says so. */
+function guarded(input: FusionInput, lexicalShare: number): FusedHit[] {
+  const sole = soleEngine(input, lexicalShare);
+  return sole ? alone(input, sole) : standardized(input, lexicalShare);
+}
+
+/**
+ * One engine's ranking exactly: its hits by their standard scores (an order-preserving map of its own scores), then
+ * the candidates only the other list has, in that list's order, in a band strictly below its worst hit (its
+ * standard score minus 1, plus at most 1/2 by the other engine's min–max score). Parts still add up to the score.
+ */
+function alone(input: FusionInput, engine: FusedEngine): FusedHit[] {
+  const other: FusedEngine = engine === "lexical" ? "dense" : "lexical";
+  const sums = new PartSums();
+  const own = stats(input[engine].map((h) => h.score));
+  const z = (score: number) => (own.std > 0 ? (score - own.mean) / own.std : 0);
+  const seen = new Set<string>();
+  let floor = 0;
+  for (const hit of input[engine]) {
+    if (seen.has(hit.id)) continue;
+    seen.add(hit.id);
+    sums.add(hit.id, engine, z(hit.score));
+    floor = Math.min(floor, z(hit.score));
+  }
+  const rest = input[other].filter((h) => !seen.has(h.id));
+  const high = Math.max(...rest.map((h) => h.score));
+  const low = Math.min(...rest.map((h) => h.score));
+  for (const hit of rest) {
+    sums.add(hit.id, engine, floor - 1);
+    sums.add(hit.id, other, high > low ? (0.5 * (hit.score - low)) / (high - low) : 0);
+  }
+  return sums.hits();
 }
 
 /** Sums parts per id; the order of addition is fixed (lexical, then dense) so that `score` equals the sum. */

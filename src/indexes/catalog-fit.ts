@@ -11,6 +11,7 @@
  * and is the same every time it is made (a snapshot stores it; one without it recomputes the same).
  */
 import type { Bm25fScoring } from "../engines/bm25f.js";
+import { DEFAULT_FUSION, fuse, type FusionInput, type FusionOptions } from "../engines/fusion.js";
 import { ndcgAt } from "../eval/metrics.js";
 import { seededRandom } from "../eval/seeded-random.js";
 import type { Analyzer } from "../text/analyzer.js";
@@ -38,6 +39,12 @@ export const LEXICAL_CANDIDATES: readonly LexicalCandidate[] = [
   { name: "mixed", scoring: { k1: 0.9, normalization: { document: 0.4 }, fields: defaultWeights() } },
 ];
 
+/**
+ * The lexical shares of a hybrid ranking a catalog's fusion fit may choose (see `fitFusionWeight`): the embedding
+ * alone (0), three blends, and BM25 alone (1). 0.5 is the default, kept unless another is clearly better.
+ */
+export const FUSION_WEIGHTS: readonly number[] = [0, 0.25, 0.5, 0.75, 1];
+
 /** How many tools pseudo-queries are made from (spread over the catalog by name hash). */
 export const PSEUDO_QUERY_SOURCES = 120;
 
@@ -50,7 +57,7 @@ export interface PseudoQuery {
 /** What the fit needs of an index: the tools' texts and a way to rank with a candidate scoring. */
 export interface FitTarget {
   analyzer: Analyzer;
-  /** Every tool's name and searchable texts. */
+  /** Every tool's name and searchable texts (only those of the few hundred tools queries are made from are read). */
   tools: { name: string; texts: ToolTexts }[];
   /** The top 10 names for a query under a scoring. */
   rank(query: string, scoring: Bm25fScoring): string[];
@@ -74,18 +81,61 @@ export function fitLexicalRanking(target: FitTarget): FitResult {
   const perQuery = LEXICAL_CANDIDATES.map((c) => queries.map((q) => ndcgAt(10, target.rank(q.query, c.scoring), new Set(q.relevant))));
   const scores = {} as Record<LexicalRanking, number>;
   LEXICAL_CANDIDATES.forEach((c, i) => (scores[c.name] = mean(perQuery[i])));
-  let best: LexicalRanking = "fields";
+  return { ranking: LEXICAL_CANDIDATES[significantBest(perQuery, 0)].name, scores, queries: queries.length };
+}
+
+/**
+ * The candidate whose mean paired gain over the `fallback` candidate (per-query scores, one row per candidate) exceeds
+ * `SIGNIFICANCE` standard errors, the largest such gain winning; else the fallback.
+ */
+export function significantBest(perQuery: number[][], fallback: number): number {
+  let best = fallback;
   let bestGain = 0;
-  LEXICAL_CANDIDATES.forEach((c, i) => {
-    const gains = perQuery[i].map((x, q) => x - perQuery[0][q]);
+  perQuery.forEach((row, i) => {
+    const gains = row.map((x, q) => x - perQuery[fallback][q]);
     const gain = mean(gains);
     const error = Math.sqrt(mean(gains.map((g) => (g - gain) ** 2)) / Math.max(1, gains.length - 1));
     if (gain > bestGain && gain > SIGNIFICANCE * error) {
-      best = c.name;
+      best = i;
       bestGain = gain;
     }
   });
-  return { ranking: best, scores, queries: queries.length };
+  return best;
+}
+
+/** One pseudo-query as `hybrid` would fuse it: its lexical and dense rankings, and the tools it was made from. */
+export interface FusionSample {
+  input: FusionInput;
+  relevant: string[];
+}
+
+/** What the fusion fit chose, and why (mean nDCG@10 on the pseudo-queries of each candidate). */
+export interface FusionFitResult {
+  /** The lexical share to fuse with: 0 (the embedding alone), the configured blend, or 1 (BM25 alone). */
+  lexicalWeight: number;
+  scores: { dense: number; blend: number; lexical: number };
+  queries: number;
+}
+
+/**
+ * Fits a catalog's hybrid fusion on its own pseudo-queries: the embedding alone, the configured blend
+ * (`options.lexicalWeight`, default 0.5) and BM25 alone rank them. Pseudo-queries are made of the tools' own words,
+ * so BM25 alone always looks stronger on them than on real requests (measured on every set: docs/relevance.md), and
+ * their best share is not the real one. What they can show is whether fusing works on this catalog at all: a blend
+ * that ranks the catalog's own queries worse than the midpoint of its two engines does worse than picking one engine
+ * per query at random, so the weaker engine is dragging it down. Only then, and only when the stronger engine's lead
+ * over the blend is also significant (`significantBest`), is that engine used alone; otherwise the blend stays.
+ */
+export function fitFusionWeight(samples: FusionSample[], options: FusionOptions = {}): FusionFitResult {
+  const blend = options.lexicalWeight ?? DEFAULT_FUSION.lexicalWeight;
+  const weights = [0, blend, 1];
+  const perQuery = weights.map((w) => samples.map((s) => ndcgAt(10, fuse(s.input, 10, { ...options, lexicalWeight: w }).map((h) => h.id), new Set(s.relevant))));
+  const [dense, mixed, lexical] = perQuery.map(mean);
+  const scores = { dense, blend: mixed, lexical };
+  const dragged = mixed < (dense + lexical) / 2;
+  const stronger = lexical >= dense ? 2 : 0;
+  const chosen = dragged && significantBest([perQuery[1], perQuery[stronger]], 0) === 1 ? weights[stronger] : blend;
+  return { lexicalWeight: chosen, scores, queries: samples.length };
 }
 
 /** Standard errors a candidate's mean gain over `fields` must exceed (about a 95% one-sided level). */
@@ -106,7 +156,10 @@ export function isLexicalRanking(value: unknown): value is LexicalRanking {
 /** The pseudo-queries of a catalog (see the module comment); none for a catalog of fewer than 3 tools. */
 export function pseudoQueries(tools: FitTarget["tools"], analyzer: Analyzer): PseudoQuery[] {
   if (tools.length < 3) return [];
-  const byHash = [...tools].sort((a, b) => hash(a.name) - hash(b.name) || (a.name < b.name ? -1 : 1));
+  // Hashed once per tool (not per comparison): at 12k tools the sort was most of the fit's cost.
+  const byHash = tools.map((tool) => ({ tool, h: hash(tool.name) }))
+    .sort((a, b) => a.h - b.h || (a.tool.name < b.tool.name ? -1 : 1))
+    .map((entry) => entry.tool);
   const sources = byHash.slice(0, PSEUDO_QUERY_SOURCES);
   const contentWords = (text: string) => [...new Set(text.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? [])].filter((w) => analyzer.analyze(w).length > 0);
   const out: PseudoQuery[] = [];

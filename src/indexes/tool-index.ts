@@ -17,9 +17,9 @@ import type { EmbedProgress } from "../embeddings/provider.js";
 import { HYBRID_CANDIDATES, needsAsync, querySentences, SemanticStore, type VectorState } from "../embeddings/semantic-store.js";
 import { toolEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
-import { Bm25fIndex, type Bm25fOptions, type Bm25fSubset } from "../engines/bm25f.js";
+import { Bm25fIndex, type Bm25fOptions, type Bm25fScoring, type Bm25fSubset } from "../engines/bm25f.js";
 import { groupOf, liftGroups, mergeClauses, SET_POOL, taskClauses } from "./tool-sets.js";
-import { candidateScoring, type FitResult, fitLexicalRanking, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
+import { candidateScoring, type FitResult, type FitTarget, fitFusionWeight, type FusionFitResult, fitLexicalRanking, pseudoQueries, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
 import { RegexIndex } from "../engines/regex.js";
 import type { Ranked } from "../engines/top-k.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
@@ -34,7 +34,7 @@ import {
   NOT_A_HYBRID_CANDIDATE, placeIn,
 } from "./explain.js";
 import { analyzerSettings, bm25State, checkAnalyzer, decodeSnapshot, encodeSnapshot, invalid, savedVectors } from "./snapshot.js";
-import { REGEX_FIELD_NAMES, regexFields, TOOL_FIELDS, toolTexts } from "./tool-fields.js";
+import { REGEX_FIELD_NAMES, regexFields, TOOL_FIELDS, type ToolTexts, toolTexts } from "./tool-fields.js";
 import {
   DEFAULT_LIMIT, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
   TOOL_ENGINES, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions, type ToolSetOptions, type ToolVisibility,
@@ -62,6 +62,11 @@ export class ToolIndex {
   private fitted: { ranking: LexicalRanking; size: number; result?: FitResult } | undefined;
   /** Tools added, replaced or removed since the last fit. */
   private changesSinceFit = 0;
+  /** Whether `hybrid`'s fusion is fitted per catalog (`FusionOptions.fit`), the fit so far, and changes since. */
+  private readonly autoFusion: boolean;
+  private fusionFitted: { size: number; lexicalWeight: number; result?: FusionFitResult } | undefined;
+  private fusionFitting: Promise<void> | undefined;
+  private changesSinceFusionFit = 0;
   /** Each caller's subset of the BM25 index (see `ToolVisibility`), remade when the index has changed. */
   private readonly subsets = new WeakMap<ToolVisibility, Bm25fSubset>();
   /** Synonyms, pinned rules and the learned signal: inputs read around the engines, never inside them. */
@@ -75,6 +80,8 @@ export class ToolIndex {
     this.options = options;
     const bm25 = options.bm25 ?? {};
     this.bag = bm25.bag !== undefined;
+    const fusion = options.fusion ?? {};
+    this.autoFusion = fusion.fit !== false && fusion.method === undefined && fusion.lexicalWeight === undefined;
     this.autoFit = bm25.fit !== false && !this.bag && bm25.fields === undefined && bm25.k1 === undefined;
     this.bm25Options = {
       k1: bm25.k1 ?? DEFAULT_TOOL_BM25.k1,
@@ -139,6 +146,8 @@ export class ToolIndex {
       analyzer: analyzerSettings(this.options.analyzer),
       bag: this.bag,
       fit: this.autoFit ? this.lexicalRanking : undefined,
+      // The fitted fusion share, when a fit was made: a loaded index then embeds no pseudo-queries.
+      fusion: this.autoFusion ? this.fusionFitted?.lexicalWeight : undefined,
       tools: [...this.tools.values()].map(storedTool),
       bm25: { ids: state.ids, terms: state.terms },
       vectors: vectors && { embedder: vectors.embedder, dimensions: vectors.dimensions, ids: vectors.ids, texts: vectors.texts },
@@ -175,6 +184,10 @@ export class ToolIndex {
     if (this.autoFit && isLexicalRanking(header.fit)) {
       this.bm25.rescore(candidateScoring(header.fit));
       this.fitted = { ranking: header.fit, size: this.tools.size };
+    }
+    if (this.autoFusion && typeof header.fusion === "number" && header.fusion >= 0 && header.fusion <= 1) {
+      this.semantic.setLexicalWeight(header.fusion);
+      this.fusionFitted = { size: this.tools.size, lexicalWeight: header.fusion };
     }
     this.deferred = { vectors: savedVectors(header, sections) };
   }
@@ -288,6 +301,7 @@ export class ToolIndex {
   remove(name: string): boolean {
     if (!this.tools.delete(name)) return false;
     this.changesSinceFit++;
+    this.changesSinceFusionFit++;
     this.bm25.remove(name);
     // While deferred, the regex and embedding texts are made later from the tools left.
     if (!this.deferred) {
@@ -304,6 +318,7 @@ export class ToolIndex {
     const limit = checkLimit(options.limit);
     this.undefer();
     await this.semantic.prepare();
+    if (engine === "hybrid") await this.fitFusion();
     const vector = await this.semantic.embedQuery(query);
     const accept = options.visible?.accept;
     const { terms } = this.usage.terms(query);
@@ -316,12 +331,14 @@ export class ToolIndex {
   }
 
   /**
-   * Embeds every tool that has no vector yet (cached vectors are reused), so that the first `semantic` or `hybrid`
-   * search does not pay for it; `onProgress` counts the tools actually sent to the provider.
+   * Embeds every tool that has no vector yet (cached vectors are reused) and fits `hybrid`'s fusion to the catalog
+   * (`FusionOptions.fit`), so that the first `semantic` or `hybrid` search does not pay for it; `onProgress` counts the
+   * tools actually sent to the provider.
    */
   async prepareEmbeddings(onProgress?: EmbedProgress): Promise<void> {
     this.undefer();
     await this.semantic.prepare(onProgress);
+    await this.fitFusion();
   }
 
   /** Number of tools that have a vector (embedded, from the cache, or loaded from a snapshot). */
@@ -407,6 +424,7 @@ export class ToolIndex {
     const vectors = await this.semantic.embedQuery(query);
     const semantic = explainedSimilarity(querySentences(query), this.semantic.sentenceScores(name, vectors));
     if (engine === "semantic") return { ...base, ...place(this.semantic.rankDense(vectors, all, accept), false), semantic };
+    await this.fitFusion();
     const lexical = this.bm25.search(terms, HYBRID_CANDIDATES, bm25);
     const { fused, input } = this.semantic.explainHybrid(lexical, vectors, accept);
     const hit = fused.find((h) => h.id === name);
@@ -454,11 +472,14 @@ export class ToolIndex {
     if (!this.autoFit) return this.bm25;
     const due = !this.fitted || this.changesSinceFit > Math.max(FIT_MIN_CHANGES, this.fitted.size * FIT_CHANGE_SHARE);
     if (!due) return this.bm25;
+    let current: Bm25fScoring | undefined;
     const result = fitLexicalRanking({
       analyzer: this.analyzer,
-      tools: this.list().map((tool) => ({ name: tool.name, texts: toolTexts(tool) })),
+      tools: this.fitTools(),
       rank: (query, scoring) => {
-        this.bm25.rescore(scoring);
+        // The fit ranks every query with one candidate before the next: rescoring only on a change keeps each
+        // posting's normalized frequencies cached across those queries (a rescore invalidates them all).
+        if (scoring !== current) this.bm25.rescore((current = scoring));
         return this.bm25.search(this.analyzer.analyze(query), 10, { fuzzy: false }).map((h) => h.id);
       },
     });
@@ -466,6 +487,52 @@ export class ToolIndex {
     this.fitted = { ranking: result.ranking, size: this.tools.size, result };
     this.changesSinceFit = 0;
     return this.bm25;
+  }
+
+  /**
+   * What `hybrid` fuses with on this catalog: the lexical share (0 is the embedding alone, 1 BM25 alone) and, when it
+   * was fitted here (`FusionOptions.fit`; not when restored from a snapshot), the pseudo-query scores that chose it.
+   * Fits first when that is due.
+   */
+  async fusionFit(): Promise<{ lexicalWeight: number; fit?: FusionFitResult }> {
+    this.undefer();
+    await this.semantic.prepare();
+    await this.fitFusion();
+    return { lexicalWeight: this.semantic.lexicalWeight, fit: this.fusionFitted?.result };
+  }
+
+  /** Fits `hybrid`'s lexical share to this catalog when due (first hybrid search, then after as many changes as the lexical fit). */
+  private async fitFusion(): Promise<void> {
+    if (!this.autoFusion) return;
+    const due = !this.fusionFitted || this.changesSinceFusionFit > Math.max(FIT_MIN_CHANGES, this.fusionFitted.size * FIT_CHANGE_SHARE);
+    if (!due) return;
+    // Concurrent first searches share one fit.
+    this.fusionFitting ??= this.runFusionFit().finally(() => (this.fusionFitting = undefined));
+    await this.fusionFitting;
+  }
+
+  private async runFusionFit(): Promise<void> {
+    const changes = this.changesSinceFusionFit;
+    const queries = pseudoQueries(this.fitTools(), this.analyzer);
+    // Through the persistent cache, like item vectors: a restart or another replica embeds them no more.
+    const vectors = await this.semantic.getEmbedder().embedMany(queries.map((q) => q.query));
+    const bm25 = this.lexical();
+    const samples = queries.map((q, i) => ({
+      relevant: q.relevant,
+      input: this.semantic.fusionInput(bm25.search(this.analyzer.analyze(q.query), HYBRID_CANDIDATES, { fuzzy: false }), [vectors[i]], HYBRID_CANDIDATES),
+    }));
+    const result = fitFusionWeight(samples, this.options.fusion);
+    this.semantic.setLexicalWeight(result.lexicalWeight);
+    this.fusionFitted = { size: this.tools.size, lexicalWeight: result.lexicalWeight, result };
+    this.changesSinceFusionFit -= changes;
+  }
+
+  /** The tools as the fits read them: texts are made only for the few the pseudo-queries come from. */
+  private fitTools(): FitTarget["tools"] {
+    return this.list().map((tool) => {
+      let texts: ToolTexts | undefined;
+      return { name: tool.name, get texts() { return (texts ??= toolTexts(tool)); } };
+    });
   }
 
   /** What the BM25 engine is told for a search: typo tolerance, and the caller's subset when it sees only some tools. */
@@ -504,6 +571,7 @@ export class ToolIndex {
   private index(tool: Tool, analyze = (text: string): Int32Array => this.bm25.termIdsOf(this.analyzer.analyze(text))): void {
     const texts = toolTexts(tool);
     this.changesSinceFit++;
+    this.changesSinceFusionFit++;
     this.tools.set(tool.name, tool);
     const fieldTerms = TOOL_FIELDS.map((field) => analyze(texts[field]));
     this.bm25.addTermIds(tool.name, this.bag ? [concatIds(fieldTerms)] : fieldTerms);

@@ -41,7 +41,8 @@ test("vectors survive a restart: the second index calls the provider for the que
   const first = new CountingProvider();
   const a = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(first, { cache: new EmbeddingCache({ path }) }) });
   await a.prepareEmbeddings();
-  assert.equal(first.seen.length, 10);
+  // The 10 tools, then the catalog's pseudo-queries for the fusion fit (cached alike).
+  assert.equal(first.seen.length, 10 + (a as unknown as { fusionFitted: { result: { queries: number } } }).fusionFitted.result.queries);
   await a.embedder.close();
 
   const second = new CountingProvider();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
-import { fuse } from "../../src/engines/fusion.js";
+import { describe, it, test } from "node:test";
+import { fuse, fuseParts, type FusionInput, type FusionOptions, soleEngine } from "../../src/engines/fusion.js";
 import { compareRanked } from "../../src/engines/top-k.js";
 import { VectorIndex } from "../../src/engines/vector.js";
 
@@ -112,4 +112,56 @@ test("fusion is deterministic on ties and works with one list empty", () => {
   const rrf = fuse({ lexical: [{ id: "x", score: 9 }, { id: "y", score: 1 }], dense: [{ id: "y", score: 0.9 }, { id: "x", score: 0.1 }] }, 2, { method: "rrf" });
   assert.deepEqual(rrf.map((h) => h.id), ["x", "y"]);
   assert.equal(rrf[0].score, rrf[1].score);
+});
+
+describe("the fusion guard: a list without evidence, or a share of 0 or 1, leaves one engine's ranking exactly", () => {
+  let seed = 3;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const list = (ids: string[], scale: number) => ids.map((id) => ({ id, score: scale * random() })).sort(compareRanked);
+  const ids = Array.from({ length: 30 }, (_, i) => `t${i}`);
+  const order = (hits: { id: string }[]) => hits.map((h) => h.id);
+  const partsAddUp = (input: FusionInput, options: FusionOptions = {}) =>
+    fuseParts(input, options).every((h) => Math.abs(h.lexical + h.dense - h.score) < 1e-12);
+
+  it("an empty, one-hit or flat lexical list gives the dense ranking", () => {
+    for (let t = 0; t < 20; t++) {
+      const dense = list(ids, 1);
+      for (const lexical of [[], [{ id: "t7", score: 12 }], ids.slice(0, 8).map((id) => ({ id, score: 4 }))]) {
+        assert.deepEqual(order(fuse({ lexical, dense }, 30)), order(dense));
+        assert.ok(partsAddUp({ lexical, dense }));
+      }
+    }
+  });
+
+  it("a flat dense list gives the lexical ranking, then the rest", () => {
+    for (let t = 0; t < 20; t++) {
+      const lexical = list(ids.slice(0, 12), 20);
+      const dense = ids.map((id) => ({ id, score: 0.3 }));
+      assert.deepEqual(order(fuse({ lexical, dense }, 30)).slice(0, 12), order(lexical));
+      assert.ok(partsAddUp({ lexical, dense }));
+    }
+  });
+
+  it("share 1 is BM25 alone (the rest after it in dense order), share 0 the embedding alone, whatever the confidence", () => {
+    for (let t = 0; t < 20; t++) {
+      const lexical = list(ids.slice(0, 10), 20);
+      const dense = list(ids, 1);
+      for (const confidence of ["top", "gap", "agree", false] as const) {
+        const bm25 = order(fuse({ lexical, dense }, 30, { lexicalWeight: 1, confidence }));
+        const rest = order(dense).filter((id) => !lexical.some((h) => h.id === id));
+        assert.deepEqual(bm25, [...order(lexical), ...rest]);
+        assert.deepEqual(order(fuse({ lexical, dense }, 30, { lexicalWeight: 0, confidence })), order(dense));
+        assert.ok(partsAddUp({ lexical, dense }, { lexicalWeight: 1, confidence }) && partsAddUp({ lexical, dense }, { lexicalWeight: 0, confidence }));
+      }
+    }
+  });
+
+  it("soleEngine names the engine left alone, and none for two informative lists at a blend", () => {
+    const good = [{ id: "a", score: 3 }, { id: "b", score: 1 }];
+    assert.equal(soleEngine({ lexical: [], dense: good }, 0.5), "dense");
+    assert.equal(soleEngine({ lexical: good, dense: [{ id: "a", score: 0.4 }, { id: "b", score: 0.4 }] }, 0.5), "lexical");
+    assert.equal(soleEngine({ lexical: good, dense: good }, 1), "lexical");
+    assert.equal(soleEngine({ lexical: good, dense: good }, 0), "dense");
+    assert.equal(soleEngine({ lexical: good, dense: good }, 0.5), undefined);
+  });
 });

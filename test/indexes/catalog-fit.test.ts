@@ -2,12 +2,14 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { loadCatalogFile } from "../../src/catalog/load.js";
 import type { Bm25fScoring } from "../../src/engines/bm25f.js";
-import { fitLexicalRanking, LEXICAL_CANDIDATES, pseudoQueries } from "../../src/indexes/catalog-fit.js";
+import { Embedder } from "../../src/embeddings/embedder.js";
+import { fitFusionWeight, fitLexicalRanking, LEXICAL_CANDIDATES, pseudoQueries } from "../../src/indexes/catalog-fit.js";
 import { toolTexts } from "../../src/indexes/tool-fields.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { PLAIN_TOOL_BM25 } from "../../src/indexes/tool-index-options.js";
 import { createAnalyzer } from "../../src/text/analyzer.js";
 import { fixture } from "../helpers/files.js";
+import { LetterProvider } from "../helpers/letter-provider.js";
 
 const tools = loadCatalogFile(fixture("catalogs", "enterprise.json")).concat(loadCatalogFile(fixture("catalogs", "weather-finance.json")));
 const analyzer = createAnalyzer();
@@ -86,5 +88,73 @@ describe("ToolIndex lexical ranking per catalog", () => {
     for (const tool of tools.slice(5)) index.add(tool);
     void index.lexicalRanking;
     assert.notEqual(fitted(), before);
+  });
+});
+
+describe("fitFusionWeight", () => {
+  // Ten pseudo-queries over 20 tools; a good list puts the source first by a small margin, a bad one confidently puts five other tools
+  // first and the source last.
+  let seed = 9;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const ids = Array.from({ length: 20 }, (_, i) => `t${i}`);
+  const ranking = (source: string, good: boolean) => {
+    const decoys = new Set(ids.filter((id) => id !== source).slice(0, 5));
+    const score = (id: string) => (good ? (id === source ? 0.5 : 0) : decoys.has(id) ? 10 : id === source ? -1 : 0);
+    return ids.map((id) => ({ id, score: score(id) + random() })).sort((a, b) => b.score - a.score);
+  };
+  const samples = (lexicalGood: boolean, denseGood: boolean) =>
+    ids.slice(0, 10).map((source) => ({ relevant: [source], input: { lexical: ranking(source, lexicalGood), dense: ranking(source, denseGood) } }));
+
+  it("keeps the blend when both engines find the sources", () => {
+    const fit = fitFusionWeight(samples(true, true));
+    assert.equal(fit.lexicalWeight, 0.5);
+    assert.equal(fit.queries, 10);
+  });
+
+  it("uses one engine alone when the other's noise drags the blend below their midpoint", () => {
+    // Without confidence weighting the blend follows the noise; with it, the fusion guard already leans away.
+    const noDense = fitFusionWeight(samples(true, false), { confidence: false });
+    assert.ok(noDense.scores.blend < (noDense.scores.lexical + noDense.scores.dense) / 2, JSON.stringify(noDense.scores));
+    assert.equal(noDense.lexicalWeight, 1);
+    assert.equal(fitFusionWeight(samples(false, true), { confidence: false }).lexicalWeight, 0);
+  });
+
+  it("keeps the blend when it is above the midpoint even if one engine leads it", () => {
+    const fit = fitFusionWeight(samples(true, false));
+    if (fit.scores.blend >= (fit.scores.lexical + fit.scores.dense) / 2) assert.equal(fit.lexicalWeight, 0.5);
+    else assert.equal(fit.lexicalWeight, 1);
+  });
+});
+
+describe("ToolIndex hybrid fusion per catalog", () => {
+  const embedder = () => new Embedder(new LetterProvider(), { cache: false });
+
+  it("fits on the first hybrid search, through the embedder (pseudo-queries embedded once), and not with a weight given", async () => {
+    const provider = new LetterProvider();
+    const index = new ToolIndex(tools, { embedder: new Embedder(provider, { cache: false }) });
+    const fit = await index.fusionFit();
+    assert.ok([0, 0.5, 1].includes(fit.lexicalWeight));
+    assert.ok(fit.fit && fit.fit.queries > 5);
+    const embedded = provider.texts;
+    await index.search("weather in Paris", { engine: "hybrid" });
+    assert.equal(provider.texts, embedded + 1, "only the query is embedded once the fit is made");
+    const fixed = new ToolIndex(tools, { embedder: embedder(), fusion: { lexicalWeight: 0.3 } });
+    assert.deepEqual(await fixed.fusionFit(), { lexicalWeight: 0.3, fit: undefined });
+  });
+
+  it("a single-engine weight (what the fit may choose) returns exactly that engine's ranking, and explain agrees", async () => {
+    const bm25Only = new ToolIndex(tools, { embedder: embedder(), fusion: { lexicalWeight: 1 } });
+    const denseOnly = new ToolIndex(tools, { embedder: embedder(), fusion: { lexicalWeight: 0 } });
+    for (const query of ["weather forecast for the next days", "exchange rate currency", "customer profile"]) {
+      const lexical = bm25Only.searchSync(query, { limit: 10 }).map((h) => h.name);
+      const hybrid = (await bm25Only.search(query, { engine: "hybrid", limit: 10 })).map((h) => h.name);
+      assert.deepEqual(hybrid.slice(0, lexical.length), lexical);
+      const semantic = (await denseOnly.search(query, { engine: "semantic", limit: 10 })).map((h) => h.name);
+      const hits = await denseOnly.search(query, { engine: "hybrid", limit: 10 });
+      assert.deepEqual(hits.map((h) => h.name), semantic);
+      const why = await denseOnly.explain(query, hits[2].name, { engine: "hybrid" });
+      assert.equal(why.rank, 3);
+      assert.ok(Math.abs(why.parts!.reduce((s, p) => s + p.contribution, 0) - hits[2].score) < 1e-9);
+    }
   });
 });
