@@ -9,6 +9,17 @@ import { LetterProvider } from "../helpers/letter-provider.js";
 
 const tool = (name: string, description: string, category?: string) => ({ name, description, input_schema: { type: "object", properties: {} }, ...(category ? { category } : {}) });
 
+/** Tools of a few servers, for requests that need a news tool and a finance tool. */
+const NEWS_AND_FINANCE = [
+  tool("news__headlines", "Latest news headlines about a company or topic"),
+  tool("news__archive", "Search old news articles by keyword"),
+  tool("news__search", "Search news articles and news headlines about a company"),
+  tool("blog__posts", "Latest blog posts and news commentary about a company"),
+  tool("finance__quote", "Stock quote: the current share price of a listed company"),
+  tool("finance__chart", "Chart of a share price over time"),
+  tool("weather__now", "Current weather for a city"),
+];
+
 describe("taskClauses", () => {
   it("splits a request of several parts, and leaves a one-part request whole", () => {
     assert.deepEqual(taskClauses("find the latest news about Tesla and chart its stock price this week"), ["find the latest news about Tesla", "chart its stock price this week"]);
@@ -52,15 +63,7 @@ describe("liftGroups", () => {
 });
 
 describe("ToolIndex search with sets", () => {
-  const index = new ToolIndex(normalizeTools([
-    tool("news__headlines", "Latest news headlines about a company or topic"),
-    tool("news__archive", "Search old news articles by keyword"),
-    tool("news__search", "Search news articles and news headlines about a company"),
-    tool("blog__posts", "Latest blog posts and news commentary about a company"),
-    tool("finance__quote", "Stock quote: the current share price of a listed company"),
-    tool("finance__chart", "Chart of a share price over time"),
-    tool("weather__now", "Current weather for a city"),
-  ]), { bm25: { fit: false } });
+  const index = new ToolIndex(normalizeTools(NEWS_AND_FINANCE), { bm25: { fit: false } });
   const query = "show the latest news headlines about Tesla and chart its share price over the year";
 
   it("with clauses, ranks the request merged with each clause's own ranking", () => {
@@ -85,16 +88,7 @@ describe("ToolIndex search with sets", () => {
 });
 
 describe("tool sets in hybrid (clauses on by default)", () => {
-  const tools = normalizeTools([
-    tool("news__headlines", "Latest news headlines about a company or topic"),
-    tool("news__archive", "Search old news articles by keyword"),
-    tool("news__search", "Search news articles and news headlines about a company"),
-    tool("blog__posts", "Latest blog posts and news commentary about a company"),
-    tool("finance__quote", "Stock quote: the current share price of a listed company"),
-    tool("finance__chart", "Chart of a share price over time"),
-    tool("weather__now", "Current weather for a city"),
-    tool("maps__route", "Driving route between two places"),
-  ]);
+  const tools = normalizeTools([...NEWS_AND_FINANCE, tool("maps__route", "Driving route between two places")]);
   const index = new ToolIndex(tools, { bm25: { fit: false }, embedder: new Embedder(new LetterProvider()) });
   const multi = "show the latest news headlines about Tesla and chart its share price over the year";
   const single = ["weather in Paris", "driving route between two cities", "stock quote for a listed company"];
