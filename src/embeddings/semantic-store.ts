@@ -89,6 +89,12 @@ export class SemanticStore {
     return this.getEmbedder().embedQueries(querySentences(query));
   }
 
+  /** One vector per clause of a request (each clause is one sentence), in one call to the embedder. */
+  async embedClauses(clauses: string[]): Promise<[string, QueryVectors][]> {
+    const vectors = await this.getEmbedder().embedQueries(clauses);
+    return clauses.map((clause, i) => [clause, [vectors[i]]]);
+  }
+
   /** The `k` ids closest to the query, each scored by its most similar sentence; `accept` filters ids. */
   rankDense(query: QueryVectors, k: number, accept?: (id: string) => boolean): Ranked[] {
     return this.vectors?.searchMax(query, k, accept) ?? [];

@@ -22,13 +22,16 @@ export const PLAIN_ENGINE = "bm25-plain";
 
 /**
  * Tool-set variants `eval` can run beside an engine: `bm25+sets` is `bm25` with `sets: true`, `hybrid+clauses` with
- * clauses only, and so on (see `ToolSearchOptions.sets`).
+ * clauses only (groups off), `hybrid+nosets` with `sets: false` (the ranking before tool sets), and so on (see
+ * `ToolSearchOptions.sets`).
  */
-export const SET_VARIANTS = { "+sets": true, "+clauses": { clauses: true }, "+groups": { groups: true } } as const;
+export const SET_VARIANTS = {
+  "+sets": true, "+clauses": { clauses: true, groups: false }, "+groups": { clauses: false, groups: true }, "+nosets": false,
+} as const;
 
 /** The engine and tool-set options of an eval engine name such as `hybrid+sets`, or undefined for another name. */
 export function setVariant(name: string): { engine: "bm25" | "hybrid"; sets: ToolSearchOptions["sets"] } | undefined {
-  const match = /^(bm25|hybrid)(\+sets|\+clauses|\+groups)$/.exec(name);
+  const match = /^(bm25|hybrid)(\+sets|\+clauses|\+groups|\+nosets)$/.exec(name);
   return match ? { engine: match[1] as "bm25" | "hybrid", sets: SET_VARIANTS[match[2] as keyof typeof SET_VARIANTS] } : undefined;
 }
 
@@ -63,7 +66,7 @@ export function toolEvaluators(index: ToolCatalog, engines: string[]): { searche
   }
   const explain: Explainer = (name, q, id) =>
     name === PLAIN_ENGINE ? plain!.explain(q, id, { engine: "bm25" })
-      : setVariant(name) ? index.explain(q, id, { engine: setVariant(name)!.engine })
+      : setVariant(name) ? index.explain(q, id, setVariant(name)!)
       : name === "regex" ? index.explain(patternFromQuery(q), id, { engine: "regex" })
       : index.explain(q, id, split(name));
   return { searchers, explain };

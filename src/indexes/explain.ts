@@ -15,6 +15,7 @@ import type { FusedHit, FusionInput } from "../engines/fusion.js";
 import type { FieldMatch, MatchSpan } from "../engines/regex.js";
 import type { Ranked } from "../engines/top-k.js";
 import type { UsageExplanation } from "../usage/ranking.js";
+import type { ExplainedSets } from "./tool-sets.js";
 
 /** Items listed as outranking the explained one, at most (the best of those above it). */
 export const MAX_OUTRANKED = 10;
@@ -89,6 +90,13 @@ export interface Explanation extends UsageExplanation {
   parts?: ExplainedPart[];
   /** Documents: the passages that make the score, each with its weight. */
   passages?: { passage: number; offset: number; score: number; weight: number }[];
+  /**
+   * Tools, `bm25`/`hybrid` with tool sets (`ToolSearchOptions.sets`; clauses are on by default for `hybrid`): when the
+   * request was ranked clause by clause, the score is `sets.clauses.whole` plus the best of `sets.clauses.parts`
+   * (each a place in its list's score range, 0–1; `parts` and `terms` then describe the whole request's own ranking),
+   * plus `sets.group.lift` and `learned.contribution` when present.
+   */
+  sets?: ExplainedSets;
   /** Anything the numbers alone do not say (e.g. why the item is not ranked). */
   note?: string;
 }

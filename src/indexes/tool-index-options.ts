@@ -73,6 +73,17 @@ export const DEFAULT_TOOL_BM25: Required<Omit<ToolBm25Options, "fuzzy" | "bag" |
  */
 export const PLAIN_TOOL_BM25: ToolBm25Options = { k1: 0.9, bag: { b: 0.4 }, fuzzy: false };
 
+/**
+ * The tool-set parts each engine uses when a search does not say (`ToolSearchOptions.sets`). Clauses are on for
+ * `hybrid`, where each clause is fused on its own and measured at or above the plain ranking on every set here
+ * (docs/relevance.md); `bm25` keeps them off, as its clause merge lost on MetaTool. Groups stay off for both: they
+ * lose where a task needs tools of different servers or categories.
+ */
+export const DEFAULT_SETS: Record<"bm25" | "hybrid", Required<ToolSetOptions>> = {
+  bm25: { clauses: false, groups: false },
+  hybrid: { clauses: true, groups: false },
+};
+
 /** Options of a `ToolIndex`. */
 export interface ToolIndexOptions {
   analyzer?: AnalyzerOptions;
@@ -111,9 +122,11 @@ export interface ToolSearchOptions {
   /** Typo tolerance for this search (default on; `bm25` only). */
   fuzzy?: boolean;
   /**
-   * Tool sets for multi-step tasks (`bm25` and `hybrid`; default off): `true` for both parts, or one of them. `clauses`
-   * also searches each clause of a request of several and keeps every clause's best tools near the top; `groups`
-   * lets a server (`server__tool` names) or category whose best member ranks high lift its other members.
+   * Tool sets for multi-step tasks (`bm25` and `hybrid`): `true` for both parts, `false` for none, or one of them
+   * (a part not named keeps its default, `DEFAULT_SETS`: clauses on for `hybrid`, everything else off). `clauses`
+   * also searches each clause of a request of several and keeps every clause's best tools near the top (a request of
+   * one clause ranks as without it); `groups` lets a server (`server__tool` names) or category whose best member
+   * ranks high lift its other members.
    */
   sets?: boolean | ToolSetOptions;
   /** Search only the tools a caller may see, as if the others were not in the index (see `ToolVisibility`). */

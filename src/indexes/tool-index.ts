@@ -14,11 +14,11 @@ import type { AnthropicTool, Tool } from "../catalog/tool.js";
 import { checkItem } from "../catalog/validate.js";
 import type { Embedder } from "../embeddings/embedder.js";
 import type { EmbedProgress } from "../embeddings/provider.js";
-import { HYBRID_CANDIDATES, needsAsync, querySentences, SemanticStore, type VectorState } from "../embeddings/semantic-store.js";
+import { HYBRID_CANDIDATES, needsAsync, type QueryVectors, querySentences, SemanticStore, type VectorState } from "../embeddings/semantic-store.js";
 import { toolEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
 import { Bm25fIndex, type Bm25fOptions, type Bm25fScoring, type Bm25fSubset } from "../engines/bm25f.js";
-import { groupOf, liftGroups, mergeClauses, SET_POOL, taskClauses } from "./tool-sets.js";
+import { type ClauseRanking, clauseRanking, explainClauses, type ExplainedSets, groupLifts, groupOf, liftGroups, SET_POOL, taskClauses } from "./tool-sets.js";
 import { candidateScoring, type FitResult, type FitTarget, fitFusionWeight, type FusionFitResult, fitLexicalRanking, pseudoQueries, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
 import { RegexIndex } from "../engines/regex.js";
 import type { Ranked } from "../engines/top-k.js";
@@ -36,7 +36,7 @@ import {
 import { analyzerSettings, bm25State, checkAnalyzer, decodeSnapshot, encodeSnapshot, invalid, savedVectors } from "./snapshot.js";
 import { REGEX_FIELD_NAMES, regexFields, TOOL_FIELDS, type ToolTexts, toolTexts } from "./tool-fields.js";
 import {
-  DEFAULT_LIMIT, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
+  DEFAULT_LIMIT, DEFAULT_SETS, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
   TOOL_ENGINES, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions, type ToolSetOptions, type ToolVisibility,
 } from "./tool-index-options.js";
 
@@ -322,12 +322,11 @@ export class ToolIndex {
     const vector = await this.semantic.embedQuery(query);
     const accept = options.visible?.accept;
     const { terms } = this.usage.terms(query);
-    const sets = setParts(options.sets);
-    const wide = this.widen(sets.groups ? Math.max(limit, SET_POOL) : limit, engine === "hybrid" && this.usage.learns(options));
-    const ranked = engine === "semantic"
-      ? this.semantic.rankDense(vector, wide, accept)
-      : this.withGroups(this.semantic.rankHybrid(this.lexicalSets(query, HYBRID_CANDIDATES, options, sets.clauses), vector, wide, accept), sets.groups);
-    return this.finish(query, terms, ranked, limit, engine === "hybrid" ? options : { ...options, learned: false });
+    if (engine === "semantic") return this.finish(query, terms, this.semantic.rankDense(vector, limit, accept), limit, { ...options, learned: false });
+    const sets = setParts(options.sets, engine);
+    const wide = this.widen(sets.groups ? Math.max(limit, SET_POOL) : limit, this.usage.learns(options));
+    const ranked = (await this.hybridSets(query, vector, wide, options, sets.clauses)).ranked;
+    return this.finish(query, terms, this.withGroups(ranked, sets.groups), limit, options);
   }
 
   /**
@@ -357,10 +356,10 @@ export class ToolIndex {
     const engine = options.engine ?? "bm25";
     if (engine === "bm25") {
       const { terms } = this.usage.terms(query);
-      const sets = setParts(options.sets);
+      const sets = setParts(options.sets, engine);
       const wide = this.widen(sets.clauses || sets.groups ? Math.max(limit, SET_POOL) : limit, this.usage.learns(options));
       const ranked = sets.clauses || sets.groups
-        ? this.withGroups(this.lexicalSets(query, wide, options, sets.clauses), sets.groups)
+        ? this.withGroups(this.lexicalSets(query, wide, options, sets.clauses).ranked, sets.groups)
         : this.bm25.search(terms, wide, this.bm25Query(options));
       return this.finish(query, terms, ranked, limit, options);
     }
@@ -397,7 +396,7 @@ export class ToolIndex {
    * why.terms?.reduce((sum, t) => sum + t.contribution, 0); // === why.score (up to rounding)
    * ```
    */
-  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & UsageSearchOptions & { visible?: ToolVisibility } = {}): Promise<Explanation> {
+  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & UsageSearchOptions & Pick<ToolSearchOptions, "sets" | "visible"> = {}): Promise<Explanation> {
     this.require(name, options.visible);
     this.undefer();
     const engine = options.engine ?? "bm25";
@@ -418,19 +417,37 @@ export class ToolIndex {
     }
     const bm25 = this.bm25Query(options);
     const bm25Terms = () => explainedTerms(this.bm25.explain(terms, name, bm25));
-    if (engine === "bm25") return { ...base, ...place(this.bm25.search(terms, all, bm25), true), terms: bm25Terms() };
+    // Tool sets as search applies them: the merged clause ranking (and group lifts) is what is placed and explained.
+    const withSets = (ranking: ClauseRanking, groups: boolean) => {
+      const lifts = groups ? groupLifts(ranking.ranked, (id) => groupOf(this.tools.get(id)!)) : undefined;
+      const explained: ExplainedSets = { clauses: explainClauses(ranking, name), group: lifts?.get(name) };
+      const sets = explained.clauses || explained.group ? { sets: explained } : {};
+      return { ranked: this.withGroups(ranking.ranked, groups), sets };
+    };
+    if (engine === "bm25") {
+      const parts = setParts(options.sets, "bm25");
+      if (!parts.clauses && !parts.groups) return { ...base, ...place(this.bm25.search(terms, all, bm25), true), terms: bm25Terms() };
+      const { ranked, sets } = withSets(this.lexicalSets(query, this.widen(SET_POOL, this.usage.learns(options)), options, parts.clauses), parts.groups);
+      return { ...base, ...place(ranked, true), terms: bm25Terms(), ...sets };
+    }
     if (engine !== "semantic" && engine !== "hybrid") this.searchSync(query, { engine }); // throws unknown_engine
     await this.semantic.prepare();
     const vectors = await this.semantic.embedQuery(query);
     const semantic = explainedSimilarity(querySentences(query), this.semantic.sentenceScores(name, vectors));
     if (engine === "semantic") return { ...base, ...place(this.semantic.rankDense(vectors, all, accept), false), semantic };
     await this.fitFusion();
+    const setOptions = setParts(options.sets, "hybrid");
     const lexical = this.bm25.search(terms, HYBRID_CANDIDATES, bm25);
     const { fused, input } = this.semantic.explainHybrid(lexical, vectors, accept);
     const hit = fused.find((h) => h.id === name);
     const parts = explainedParts(hit, input, name);
-    const out: Explanation = { ...base, ...place(fused, true), parts, terms: bm25Terms(), semantic };
-    if (!hit && !out.learned && !out.pinned) out.note = NOT_A_HYBRID_CANDIDATE;
+    // The clause ranking only when it applies: a one-clause request is placed in `fused` as before.
+    const split = setOptions.clauses && taskClauses(query).length > 0;
+    const { ranked, sets } = split || setOptions.groups
+      ? withSets(split ? await this.hybridSets(query, vectors, SET_POOL, options, true) : { ranked: fused, clauses: [] }, setOptions.groups)
+      : { ranked: fused, sets: {} };
+    const out: Explanation = { ...base, ...place(ranked, true), parts, terms: bm25Terms(), semantic, ...sets };
+    if (!ranked.some((h) => h.id === name) && !out.learned && !out.pinned) out.note = NOT_A_HYBRID_CANDIDATE;
     return out;
   }
 
@@ -454,12 +471,26 @@ export class ToolIndex {
   }
 
   /** The BM25 ranking of a request, merged with its clauses' rankings when asked (see `tool-sets.ts`). */
-  private lexicalSets(query: string, pool: number, options: { fuzzy?: boolean; visible?: ToolVisibility }, clauses: boolean): Ranked[] {
+  private lexicalSets(query: string, pool: number, options: { fuzzy?: boolean; visible?: ToolVisibility }, clauses: boolean): ClauseRanking {
     const bm25 = this.bm25Query(options);
     // Synonyms apply to each clause as to the whole request.
     const rank = (text: string) => this.bm25.search(this.usage.terms(text).terms, pool, bm25);
-    const whole = rank(query);
-    return clauses ? mergeClauses(whole, taskClauses(query).map(rank)).slice(0, pool) : whole;
+    return clauseRanking(query, clauses ? taskClauses(query) : [], rank, pool);
+  }
+
+  /**
+   * The hybrid ranking of a request. With clauses, each clause is ranked by both engines and fused on its own (its
+   * words and its own embedding) before the fused lists are merged, so a part of the task that the whole request's
+   * vector drowns still brings its best tools up. A request of one clause is fused exactly as without `sets`.
+   */
+  private async hybridSets(query: string, vector: QueryVectors, wide: number, options: ToolSearchOptions, clauses: boolean): Promise<ClauseRanking> {
+    const accept = options.visible?.accept;
+    const parts = clauses ? taskClauses(query) : [];
+    if (parts.length === 0) return { ranked: this.semantic.rankHybrid(this.lexicalSets(query, HYBRID_CANDIDATES, options, false).ranked, vector, wide, accept), clauses: [] };
+    const vectors = new Map<string, QueryVectors>([[query, vector], ...(await this.semantic.embedClauses(parts))]);
+    const bm25 = this.bm25Query(options);
+    const rank = (text: string) => this.semantic.rankHybrid(this.bm25.search(this.usage.terms(text).terms, HYBRID_CANDIDATES, bm25), vectors.get(text)!, SET_POOL, accept);
+    return clauseRanking(query, parts, rank, Math.max(wide, SET_POOL));
   }
 
   /** Lifts the members of strong groups when asked (see `tool-sets.ts`). */
@@ -604,10 +635,15 @@ function storedTool(tool: Tool): StoredTool {
   return [tool.name, tool.description, tool.shape, tool.definition, tool.extras, tool.title ?? null, schema];
 }
 
-/** Which parts of tool sets a search asked for. */
-function setParts(sets: ToolSearchOptions["sets"]): Required<ToolSetOptions> {
-  if (typeof sets === "object") return { clauses: sets.clauses === true, groups: sets.groups === true };
-  return { clauses: sets === true, groups: sets === true };
+/**
+ * Which parts of tool sets a search uses: those it asked for, else the engine's defaults (`DEFAULT_SETS`); `false`
+ * turns every part off.
+ */
+function setParts(sets: ToolSearchOptions["sets"], engine: "bm25" | "hybrid"): Required<ToolSetOptions> {
+  const defaults = DEFAULT_SETS[engine];
+  if (sets === undefined) return defaults;
+  if (typeof sets === "object") return { clauses: sets.clauses ?? defaults.clauses, groups: sets.groups ?? defaults.groups };
+  return { clauses: sets, groups: sets };
 }
 
 /** Validates a result limit (1–50, default 5). */

@@ -55,6 +55,45 @@ export function mergeClauses(whole: Ranked[], clauses: Ranked[][]): Ranked[] {
   return [...ids].map((id) => ({ id, score: (shares.get(id) ?? 0) + (best.get(id) ?? 0) })).sort(compareRanked);
 }
 
+/** A ranking of a request, with the lists merged into it when it was ranked clause by clause (for `explain`). */
+export interface ClauseRanking {
+  ranked: Ranked[];
+  /** The whole request's own ranking, when clauses were merged into it. */
+  whole?: Ranked[];
+  clauses: { text: string; ranked: Ranked[] }[];
+}
+
+/**
+ * Ranks a request and, when it has `parts` (its clauses), each of them with the same `rank`, and merges them
+ * (`mergeClauses`), keeping the best `pool`. Without parts the request's ranking is returned as `rank` gave it.
+ */
+export function clauseRanking(query: string, parts: string[], rank: (text: string) => Ranked[], pool: number): ClauseRanking {
+  const whole = rank(query);
+  if (parts.length === 0) return { ranked: whole, clauses: [] };
+  const clauses = parts.map((text) => ({ text, ranked: rank(text) }));
+  return { ranked: mergeClauses(whole, clauses.map((c) => c.ranked)).slice(0, pool), whole, clauses };
+}
+
+/** What tool sets added to one tool's score (`explain`): its clause shares and its group's lift. */
+export interface ExplainedSets {
+  /** The request was ranked clause by clause: the tool's share of the whole request's ranking, and of each clause's. */
+  clauses?: {
+    /** Its place in the whole request's score range (1 best, 0 last or absent); part of the score. */
+    whole: number;
+    /** Each clause with the tool's place in that clause's score range; the best of them is the other part. */
+    parts: { text: string; share: number }[];
+  };
+  /** Its group's best other candidate lifted it by `lift` (added to the score). */
+  group?: { name: string; member: string; lift: number };
+}
+
+/** The clause shares of `id` in a clause ranking, or undefined when the request was not split. */
+export function explainClauses(ranking: ClauseRanking, id: string): ExplainedSets["clauses"] {
+  if (!ranking.whole) return undefined;
+  const share = (list: Ranked[]) => scaled(list).find(([hit]) => hit === id)?.[1] ?? 0;
+  return { whole: share(ranking.whole), parts: ranking.clauses.map((c) => ({ text: c.text, share: share(c.ranked) })) };
+}
+
 /** Each hit's place in its list's score range: 1 for the best, 0 for the last. */
 function scaled(list: Ranked[]): [string, number][] {
   const top = list[0]?.score ?? 0;
@@ -68,11 +107,17 @@ function scaled(list: Ranked[]): [string, number][] {
  * score range (1 for the best candidate, 0 for the last). A tool alone in its group, or in none, keeps its score.
  */
 export function liftGroups(ranked: Ranked[], group: (id: string) => string | undefined): Ranked[] {
-  if (ranked.length < 2) return ranked;
-  const top = ranked[0].score;
+  const lifts = groupLifts(ranked, group);
+  if (lifts.size === 0) return ranked;
+  return ranked.map((hit) => ({ id: hit.id, score: hit.score + (lifts.get(hit.id)?.lift ?? 0) })).sort(compareRanked);
+}
+
+/** What `liftGroups` adds to each candidate it lifts, with the group and the member that lifted it. */
+export function groupLifts(ranked: Ranked[], group: (id: string) => string | undefined): Map<string, NonNullable<ExplainedSets["group"]>> {
+  const lifts = new Map<string, NonNullable<ExplainedSets["group"]>>();
+  if (ranked.length < 2) return lifts;
   const low = ranked[ranked.length - 1].score;
-  const span = top - low;
-  if (span <= 0) return ranked;
+  if (ranked[0].score - low <= 0) return lifts;
   // The two best members of each group: a tool's lift comes from the best member other than itself.
   const leaders = new Map<string, { first: Ranked; second?: Ranked }>();
   for (const hit of ranked) {
@@ -82,12 +127,11 @@ export function liftGroups(ranked: Ranked[], group: (id: string) => string | und
     if (!entry) leaders.set(g, { first: hit });
     else if (!entry.second) entry.second = hit;
   }
-  return ranked
-    .map((hit) => {
-      const g = group(hit.id);
-      const entry = g === undefined ? undefined : leaders.get(g);
-      const other = entry && (entry.first.id === hit.id ? entry.second : entry.first);
-      return other ? { id: hit.id, score: hit.score + GROUP_LIFT * (other.score - low) } : hit;
-    })
-    .sort(compareRanked);
+  for (const hit of ranked) {
+    const g = group(hit.id);
+    const entry = g === undefined ? undefined : leaders.get(g);
+    const other = entry && (entry.first.id === hit.id ? entry.second : entry.first);
+    if (other) lifts.set(hit.id, { name: g!, member: other.id, lift: GROUP_LIFT * (other.score - low) });
+  }
+  return lifts;
 }

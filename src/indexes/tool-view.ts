@@ -12,9 +12,9 @@
  * ```
  */
 import type { AnthropicTool, Tool } from "../catalog/tool.js";
-import type { Explanation, ExplainOptions } from "./explain.js";
+import type { Explanation } from "./explain.js";
 import type { ToolIndex } from "./tool-index.js";
-import type { ToolEngine, ToolHit, ToolSearchOptions, ToolVisibility } from "./tool-index-options.js";
+import type { ToolHit, ToolSearchOptions, ToolVisibility } from "./tool-index-options.js";
 
 /** What a tool catalog offers its readers; a `ToolIndex` (everything) and a `ToolView` (a caller's part) both do. */
 export type ToolCatalog = Pick<ToolIndex, "size" | "names" | "get" | "list" | "describe" | "require" | "closestNames" | "search" | "searchSync" | "explain" | "suggest">;
@@ -61,7 +61,7 @@ export class ToolView implements ToolCatalog {
     return this.index.searchSync(query, { ...options, visible: this.visible });
   }
 
-  explain(query: string, name: string, options: ExplainOptions<ToolEngine> = {}): Promise<Explanation> {
+  explain(query: string, name: string, options: Omit<NonNullable<Parameters<ToolIndex["explain"]>[2]>, "visible"> = {}): Promise<Explanation> {
     return this.index.explain(query, name, { ...options, visible: this.visible });
   }
 

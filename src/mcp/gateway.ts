@@ -16,11 +16,13 @@
  * await serveStdio(gateway); // see transports.ts
  * ```
  */
+import { randomUUID } from "node:crypto";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { DocumentIndex } from "../indexes/document-index.js";
 import type { ToolIndex } from "../indexes/tool-index.js";
 import type { GatewayConfig } from "./config.js";
 import type { ManifestStore } from "./manifests.js";
+import type { UsageEvent } from "../store/types.js";
 import type { OpenApiUpstream } from "./openapi-upstream.js";
 import { UpstreamRegistry } from "./registry.js";
 import { AjvJsonSchemaValidator, Server } from "./sdk.js";
@@ -74,10 +76,24 @@ export interface GatewayOptions {
   /** One-line status messages (default: stderr). */
   log?: (line: string) => void;
   /**
+   * Where the sessions' usage events go (SPEC §17): searches, loads (`describe_tool`, `select:`) and calls, each with
+   * its session's id, never an argument value. The learned signal is the index's own (`ToolIndex.setLearned`), fed by
+   * whoever records the events (the service's collections, or `StoreUsage` for `toolsearch mcp`).
+   */
+  usage?: GatewayUsage;
+  /**
    * Wait in `start` until every upstream made its first attempt (default true). With false the gateway answers at
    * once and its tools wait for the first attempts instead, so a client connects without waiting for slow servers.
    */
   waitForUpstreams?: boolean;
+}
+
+/** Where a gateway's usage events go: the collection they belong to, and a sink that keeps them. */
+export interface GatewayUsage {
+  /** The collection the events are recorded under (`GATEWAY_USAGE` for `toolsearch mcp`). */
+  collection: string;
+  /** Keeps the events (in the store, and in the learned signal); must not throw: usage is not worth failing a call. */
+  record(events: UsageEvent[]): void;
 }
 
 /** The knowledge base's name in resource URIs when none is given (`toolsearch mcp --docs`). */
@@ -168,7 +184,7 @@ export class Gateway {
       jsonSchemaValidator: SHARED_VALIDATOR,
       instructions: "Search first, then call: use search_tools to find the tool you need among all connected MCP servers, then call_tool with its name and arguments.",
     });
-    this.attach({ server, exposed: new Map(), subscriptions: new Set(), ...options });
+    this.attach({ server, id: randomUUID(), exposed: new Map(), subscriptions: new Set(), ...options });
     return server;
   }
 

@@ -10,6 +10,8 @@ import type { Server } from "./sdk.js";
 /** One client session: its MCP server object, the tools its own searches exposed, the resources it follows. */
 export interface GatewaySession {
   readonly server: Server;
+  /** The session's id in usage events (SPEC §17): random, made when the session is created. */
+  readonly id: string;
   readonly exposed: Map<string, McpTool>;
   /** Resource URIs (as this session sees them) it subscribed to. */
   readonly subscriptions: Set<string>;

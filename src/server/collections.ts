@@ -36,7 +36,7 @@ import { ToolsearchError } from "../errors.js";
 import { DocumentIndex } from "../indexes/document-index.js";
 import { ToolIndex } from "../indexes/tool-index.js";
 import { parseGatewayConfig } from "../mcp/config.js";
-import type { Gateway, GatewayOptions } from "../mcp/gateway.js";
+import type { Gateway, GatewayOptions, GatewayUsage } from "../mcp/gateway.js";
 import { deleteLaunchSnapshots } from "../mcp/launch-snapshot.js";
 import { unknownCollection } from "../store/records.js";
 import { CollectionCache, MB } from "./collection-cache.js";
@@ -291,7 +291,10 @@ export class Collections {
     let starting = this.gatewayStarts.get(collection);
     if (!starting) {
       starting = gatewayModule()
-        .then(({ Gateway }) => Gateway.start({ catalog: collection.tools, docs: collection.docs, docsCollection: collection.name, exposeFound: this.options.exposeFound, log: this.log }))
+        .then(({ Gateway }) => Gateway.start({
+          catalog: collection.tools, docs: collection.docs, docsCollection: collection.name, exposeFound: this.options.exposeFound, log: this.log,
+          usage: collection.tools && this.usageOf(collection.name),
+        }))
         .then((gateway) => (collection.gateway = gateway));
       this.gatewayStarts.set(collection, starting);
     }
@@ -397,6 +400,11 @@ export class Collections {
     } catch (error) {
       this.log(`toolsearch serve: could not record usage of ${name}: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /** The usage hook of a collection's MCP gateway: its sessions' events are recorded as the REST search's are. */
+  private usageOf(name: string): GatewayUsage {
+    return { collection: name, record: (events) => void this.recordUsage(name, events) };
   }
 
   /** Builds a tool collection's learned signal from its stored events, and plugs it into its index. */
@@ -565,6 +573,7 @@ export class Collections {
         exposeFound: this.options.exposeFound,
         upstream: this.options.upstream,
         log: this.log,
+        usage: this.usageOf(record.name),
       });
       next.tools = next.gateway.index;
       return next;

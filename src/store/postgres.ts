@@ -531,7 +531,7 @@ export class PostgresStore implements Store {
       `INSERT INTO ${this.s}.usage_events (collection, session, kind, query, tools, outcome, at)
        SELECT t.c, t.s, t.k, t.q, t.tl, t.o, t.a
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[]) WITH ORDINALITY AS t(c, s, k, q, tl, o, a, n)
-       WHERE EXISTS (SELECT 1 FROM ${this.s}.collections WHERE name = t.c) ORDER BY t.n`,
+       WHERE left(t.c, 1) = ':' OR EXISTS (SELECT 1 FROM ${this.s}.collections WHERE name = t.c) ORDER BY t.n`,
       [
         events.map((e) => e.collection), events.map((e) => e.session), events.map((e) => e.kind), events.map((e) => e.query ?? null),
         events.map((e) => JSON.stringify(e.tools)), events.map((e) => e.outcome ?? null), events.map((e) => e.at),

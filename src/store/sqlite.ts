@@ -393,8 +393,9 @@ export class SqliteStore implements Store {
   async recordUsage(events: UsageEvent[]): Promise<void> {
     if (events.length === 0) return;
     await this.write(() => {
-      const insert = this.sql("INSERT INTO usage_events (collection, session, kind, query, tools, outcome, at) SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM collections WHERE name = ?)");
-      for (const e of events) insert.run(e.collection, e.session, e.kind, e.query ?? null, JSON.stringify(e.tools), e.outcome ?? null, e.at, e.collection);
+      // A collection's events are kept while it exists; a name no collection can have (`:gateway`) is a gateway's own.
+      const insert = this.sql("INSERT INTO usage_events (collection, session, kind, query, tools, outcome, at) SELECT ?, ?, ?, ?, ?, ?, ? WHERE substr(?, 1, 1) = ':' OR EXISTS (SELECT 1 FROM collections WHERE name = ?)");
+      for (const e of events) insert.run(e.collection, e.session, e.kind, e.query ?? null, JSON.stringify(e.tools), e.outcome ?? null, e.at, e.collection, e.collection);
       return { result: undefined, changes: [] };
     });
   }

@@ -209,6 +209,7 @@ export type CurationKind = "synonyms" | "rules" | "learning";
 
 /** One usage event (SPEC §17): a search, a load (describe) of a tool, or a call of one and how it ended. */
 export interface UsageEvent {
+  /** The collection; or a name starting with `:`, which no collection can have, for a gateway's own (`:gateway`). */
   collection: string;
   /** Who made it: an MCP session id, or a client-chosen id over REST; events of one session are read in order. */
   session: string;
@@ -284,7 +285,7 @@ export interface Store extends VectorStore {
   putCuration(collection: string, kind: CurationKind, value: unknown): Promise<void>;
 
   // Usage events (not in the change log: they are many, and only the learned signal reads them)
-  /** Appends events. Events of an unknown collection are dropped, not an error (it may have just been deleted). */
+  /** Appends events. Events of an unknown collection are dropped, not an error (it may have just been deleted); those of a `:` name (a gateway's own) are kept. */
   recordUsage(events: UsageEvent[]): Promise<void>;
   /** A collection's most recent events (at most `limit`, default 100 000), oldest first. */
   listUsage(collection: string, limit?: number): Promise<UsageEvent[]>;

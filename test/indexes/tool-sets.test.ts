@@ -3,8 +3,22 @@ import { describe, it } from "node:test";
 import { GROUP_LIFT, groupOf, liftGroups, mergeClauses, taskClauses } from "../../src/indexes/tool-sets.js";
 import { normalizeTools } from "../../src/catalog/load.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
+import type { ToolSearchOptions } from "../../src/indexes/tool-index-options.js";
+import { Embedder } from "../../src/embeddings/embedder.js";
+import { LetterProvider } from "../helpers/letter-provider.js";
 
 const tool = (name: string, description: string, category?: string) => ({ name, description, input_schema: { type: "object", properties: {} }, ...(category ? { category } : {}) });
+
+/** Tools of a few servers, for requests that need a news tool and a finance tool. */
+const NEWS_AND_FINANCE = [
+  tool("news__headlines", "Latest news headlines about a company or topic"),
+  tool("news__archive", "Search old news articles by keyword"),
+  tool("news__search", "Search news articles and news headlines about a company"),
+  tool("blog__posts", "Latest blog posts and news commentary about a company"),
+  tool("finance__quote", "Stock quote: the current share price of a listed company"),
+  tool("finance__chart", "Chart of a share price over time"),
+  tool("weather__now", "Current weather for a city"),
+];
 
 describe("taskClauses", () => {
   it("splits a request of several parts, and leaves a one-part request whole", () => {
@@ -49,15 +63,7 @@ describe("liftGroups", () => {
 });
 
 describe("ToolIndex search with sets", () => {
-  const index = new ToolIndex(normalizeTools([
-    tool("news__headlines", "Latest news headlines about a company or topic"),
-    tool("news__archive", "Search old news articles by keyword"),
-    tool("news__search", "Search news articles and news headlines about a company"),
-    tool("blog__posts", "Latest blog posts and news commentary about a company"),
-    tool("finance__quote", "Stock quote: the current share price of a listed company"),
-    tool("finance__chart", "Chart of a share price over time"),
-    tool("weather__now", "Current weather for a city"),
-  ]), { bm25: { fit: false } });
+  const index = new ToolIndex(normalizeTools(NEWS_AND_FINANCE), { bm25: { fit: false } });
   const query = "show the latest news headlines about Tesla and chart its share price over the year";
 
   it("with clauses, ranks the request merged with each clause's own ranking", () => {
@@ -80,3 +86,59 @@ describe("ToolIndex search with sets", () => {
     assert.deepEqual(index.searchSync(query, { limit: 6 }), index.searchSync(query, { limit: 6, sets: false }));
   });
 });
+
+describe("tool sets in hybrid (clauses on by default)", () => {
+  const tools = normalizeTools([...NEWS_AND_FINANCE, tool("maps__route", "Driving route between two places")]);
+  const index = new ToolIndex(tools, { bm25: { fit: false }, embedder: new Embedder(new LetterProvider()) });
+  const multi = "show the latest news headlines about Tesla and chart its share price over the year";
+  const single = ["weather in Paris", "driving route between two cities", "stock quote for a listed company"];
+  const ranked = async (query: string, options: ToolSearchOptions) =>
+    (await index.search(query, { engine: "hybrid", limit: 50, ...options })).map((h) => ({ id: h.name, score: h.score }));
+
+  it("ranks a one-clause request exactly as without tool sets, ids and scores", async () => {
+    for (const query of single) {
+      assert.deepEqual(taskClauses(query), []);
+      assert.deepEqual(await index.search(query, { engine: "hybrid", limit: 8 }), await index.search(query, { engine: "hybrid", limit: 8, sets: false }), query);
+    }
+  });
+
+  it("fuses each clause on its own (its words and its own vector), then merges the fused lists", async () => {
+    const clauses = taskClauses(multi);
+    assert.equal(clauses.length, 2);
+    const expected = mergeClauses(await ranked(multi, { sets: false }), await Promise.all(clauses.map((c) => ranked(c, { sets: false }))));
+    assert.deepEqual(await ranked(multi, {}), expected);
+    assert.notDeepEqual(expected, await ranked(multi, { sets: false }), "the clauses change this ranking");
+    assert.deepEqual(await ranked(multi, { sets: { clauses: false } }), await ranked(multi, { sets: false }), "the off switch");
+  });
+
+  it("explain shows the clause and group parts, and its rank and score are search's", async () => {
+    for (const sets of [undefined, true, { groups: true }, { clauses: false, groups: true }] as ToolSearchOptions["sets"][]) {
+      const hits = await ranked(multi, { sets });
+      for (const [at, hit] of hits.entries()) {
+        const why = await index.explain(multi, hit.id, { engine: "hybrid", sets });
+        assert.equal(why.rank, at + 1, `${hit.id} with ${JSON.stringify(sets)}`);
+        assert.ok(close(why.score, hit.score), `${hit.id}: ${why.score} vs ${hit.score}`);
+        const clauses = why.sets?.clauses;
+        const parts = (clauses ? clauses.whole + Math.max(...clauses.parts.map((p) => p.share)) : sum(why.parts)) + (why.sets?.group?.lift ?? 0);
+        assert.ok(close(parts, why.score), `${hit.id}: the parts add up to ${parts}, not ${why.score}`);
+        assert.equal(clauses?.parts.length, typeof sets === "object" && sets.clauses === false ? undefined : 2, "a part not named keeps its default");
+      }
+    }
+    const lifted = await index.explain(multi, "news__search", { engine: "hybrid", sets: true });
+    assert.equal(lifted.sets?.group?.name, "server:news");
+  });
+
+  it("explain for bm25 with sets matches search", async () => {
+    const hits = index.searchSync(multi, { limit: 50, sets: true });
+    for (const [at, hit] of hits.entries()) {
+      const why = await index.explain(multi, hit.name, { sets: true });
+      assert.equal(why.rank, at + 1);
+      assert.ok(close(why.score, hit.score));
+      assert.ok(close(why.sets!.clauses!.whole + Math.max(...why.sets!.clauses!.parts.map((p) => p.share)) + (why.sets?.group?.lift ?? 0), why.score));
+    }
+    assert.equal((await index.explain(multi, "finance__chart")).sets, undefined, "bm25 keeps sets off by default");
+  });
+});
+
+const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
+const sum = (values: { contribution: number }[] = []) => values.reduce((total, v) => total + v.contribution, 0);

@@ -352,6 +352,16 @@ export function storeContract(label: string, makeStore: () => Promise<StoreFixtu
       assert.equal((await store.listUsage("d")).length, 1);
     });
 
+    it("usage events of a gateway's own name (`:gateway`) are kept without a collection", async (store) => {
+      const at = new Date(Date.UTC(2026, 0, 1)).toISOString();
+      await store.recordUsage([
+        { collection: ":gateway", session: "s1", kind: "search", query: "send mail", tools: ["mail__send"], at },
+        { collection: "gateway", session: "s1", kind: "search", query: "send mail", tools: ["mail__send"], at },
+      ]);
+      assert.deepEqual(await store.listUsage(":gateway"), [{ collection: ":gateway", session: "s1", kind: "search", query: "send mail", tools: ["mail__send"], at }]);
+      assert.deepEqual(await store.listUsage("gateway"), [], "a name a collection could have still needs the collection");
+    });
+
     it("MCP manifests are kept per owner and server", async (store) => {
       assert.equal(await store.getManifest("gateway", "fs"), undefined);
       await store.putManifest({ owner: "gateway", server: "fs", configHash: "c1", tools: [{ name: "read_file" }] });

@@ -8,6 +8,7 @@ import { ToolIndex } from "../../indexes/tool-index.js";
 import { checkClientKeys } from "../../auth/key-check.js";
 import { loadGatewayConfig } from "../../mcp/config.js";
 import { Gateway } from "../../mcp/gateway.js";
+import { StoreUsage } from "../../mcp/usage.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, serveHttp, serveStdio } from "../../mcp/transports.js";
 import { defaultStorePath, openStore } from "../../store/open.js";
 import { registerMcpAuth } from "./mcp-auth.js";
@@ -34,6 +35,8 @@ interface McpFlags extends EmbedderFlags {
   maxSessions: number;
   trustUpdates?: boolean;
   pinFrom?: string;
+  usage: boolean;
+  learning: boolean;
 }
 
 /** Default `--idle-stop` in seconds when servers start lazily (with `--eager`, servers are never idle-stopped unless asked). */
@@ -52,7 +55,9 @@ export function registerMcp(program: Command): void {
     .option("--expose-found", "add the upstream tools that searches find to the gateway's own tool list")
     .option("--call-timeout <ms>", "most time an upstream tool call may take", parseInteger("--call-timeout", 1, 3_600_000), 60_000)
     .option("--restart-delay <ms>", "first restart delay of a failed upstream (doubles up to 60 s)", parseInteger("--restart-delay", 1, 600_000), 1_000)
-    .option("--store <path>", "where manifests (each upstream's tools) are kept (default: $TOOLSEARCH_HOME/store.sqlite)")
+    .option("--store <path>", "where manifests (each upstream's tools) and usage events are kept (default with --config: $TOOLSEARCH_HOME/store.sqlite)")
+    .option("--no-usage", "do not record the sessions' searches, loads and calls in the store (SPEC §17)")
+    .option("--no-learning", "record usage, but leave the learned signal out of the gateway's searches")
     .option("--eager", "start every upstream at launch instead of on its first call")
     .option("--idle-stop <seconds>", `stop an upstream after this long without a call; 0 = never (default ${DEFAULT_IDLE_STOP_SECONDS}, or 0 with --eager)`, parseInteger("--idle-stop", 0, 31_536_000))
     .option("--session-idle <seconds>", "with --http, close a session after this long without a request; 0 = never", parseInteger("--session-idle", 0, 31_536_000), DEFAULT_SESSION_IDLE_MS / 1000)
@@ -79,10 +84,12 @@ export function registerMcp(program: Command): void {
       opened?.save();
       const catalog = opened?.index ?? new ToolIndex([], { embedder });
       const docs = flags.docs ? await (await import("../../indexes/document-index.js")).DocumentIndex.fromFile(flags.docs) : undefined;
-      const manifests = config ? await openStore(flags.store ?? defaultStorePath()) : undefined;
+      const store = config || flags.store ? await openStore(flags.store ?? defaultStorePath()) : undefined;
+      const manifests = config ? store : undefined;
+      const usage = store && flags.usage ? await StoreUsage.open(store, catalog, { learning: flags.learning }) : undefined;
       const idleStopSeconds = flags.idleStop ?? (flags.eager ? 0 : DEFAULT_IDLE_STOP_SECONDS);
       const gateway = await Gateway.start({
-        config, catalog, docs, manifests,
+        config, catalog, docs, manifests, usage,
         configFile: flags.config,
         pins: manifests && { store: manifests, trustUpdates: flags.trustUpdates, pinFrom },
         eager: flags.eager,
@@ -100,7 +107,8 @@ export function registerMcp(program: Command): void {
         await Promise.race([serveStdio(gateway), stopped]);
       }
       await gateway.close();
-      await manifests?.close();
+      await usage?.flush();
+      await store?.close();
       await embedder?.close();
       process.stderr.write("toolsearch mcp: stopped\n");
     });

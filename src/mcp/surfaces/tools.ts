@@ -20,9 +20,10 @@ import type { UpstreamRegistry } from "../registry.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "../sdk.js";
 import { type GatewaySession, notifyToolsChanged, type Sessions } from "../sessions.js";
 import type { Surface } from "./surface.js";
+import type { UsageEvent } from "../../store/types.js";
 
-/** Options of the tools surface: a knowledge base (with its name in resource URIs) and `exposeFound`. */
-export type ToolsSurfaceOptions = Pick<GatewayOptions, "docs" | "exposeFound"> & { docsCollection: string };
+/** Options of the tools surface: a knowledge base (with its name in resource URIs), `exposeFound` and `usage`. */
+export type ToolsSurfaceOptions = Pick<GatewayOptions, "docs" | "exposeFound" | "usage"> & { docsCollection: string };
 
 export class ToolsSurface implements Surface {
   readonly capabilities = { tools: { listChanged: true } };
@@ -141,6 +142,7 @@ export class ToolsSurface implements Surface {
       if (error instanceof ToolsearchError) return failure(`${error.message} Fix the ${field} and search again.`);
       throw error;
     }
+    this.used(session, "search", hits.map((h) => h.name), query);
     if (hits.length === 0) return { content: [text(noToolGuidance(index, query, engine === "regex" ? "regex" : "bm25"))] };
     return this.foundTools(hits, session);
   }
@@ -152,6 +154,7 @@ export class ToolsSurface implements Surface {
     const selection = resolveSelect(names, index.names());
     const note = unknownNamesNote(selection);
     if (selection.found.length === 0) return { content: [text(`${note} Search by keywords if none of these is what you need.`)] };
+    this.used(session, "load", selection.found);
     return this.foundTools(selection.found.map((name) => ({ name, description: index.get(name)!.description })), session, note);
   }
 
@@ -190,6 +193,7 @@ export class ToolsSurface implements Surface {
     if (!name) return failure(`${DESCRIBE_TOOL} needs a name from ${SEARCH_TOOLS} results, e.g. {"name": "filesystem__read_text_file"}.`);
     const tool = this.catalog(session).get(name);
     if (!tool) return failure(this.unavailable(name, session));
+    this.used(session, "load", [name]);
     const route = this.registry.route(name);
     const definition = route
       ? { ...route.definition, server: route.server }
@@ -205,6 +209,8 @@ export class ToolsSurface implements Surface {
     const name = rawName.trim();
     const started = performance.now();
     const report = (outcome: "ok" | "error" | "refused" | "failed") => {
+      // A refused call names a tool the caller may not see or called wrongly: nothing to learn, nothing to keep.
+      if (outcome !== "refused") this.used(session, "call", [name], undefined, outcome === "ok" ? "ok" : "error");
       if (!session?.onCall) return;
       const argumentBytes = Buffer.byteLength(JSON.stringify(rawArguments ?? {}) ?? "");
       session.onCall({ tool: name, outcome, durationMs: performance.now() - started, argumentBytes, arguments: rawArguments ?? {} });
@@ -228,6 +234,19 @@ export class ToolsSurface implements Surface {
       if (error instanceof McpError) return failure(`upstream server "${route.server}" refused ${route.tool}: ${error.message}`);
       throw error;
     }
+  }
+
+  /**
+   * Tells the usage sink what a session did (SPEC §17): the query of a search, the tools it found, loaded or called,
+   * and a call's outcome; never an argument value. Only tools the session may see reach here.
+   */
+  private used(session: GatewaySession | undefined, kind: UsageEvent["kind"], tools: string[], query?: string, outcome?: UsageEvent["outcome"]): void {
+    const usage = this.options.usage;
+    if (!usage || !session) return;
+    const event: UsageEvent = { collection: usage.collection, session: session.id, kind, tools, at: new Date().toISOString() };
+    if (query !== undefined) event.query = query;
+    if (outcome !== undefined) event.outcome = outcome;
+    usage.record([event]);
   }
 
   /** The tools a session may search and describe: all of them, or its caller's view. */
