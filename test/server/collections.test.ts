@@ -99,8 +99,10 @@ test("semantic search on a restarted service uses the stored vectors: the provid
     const first = new LetterProvider();
     const a = new Collections(store, { embedder: new Embedder(first, { cache: store }), log: () => {} });
     await a.start();
-    await a.get("weather").tools!.prepareEmbeddings();
-    assert.equal(first.texts, 8);
+    const weather = a.get("weather").tools!;
+    await weather.prepareEmbeddings();
+    // The 8 tools, then the catalog's pseudo-queries for the fusion fit (kept in the snapshot header).
+    assert.equal(first.texts, 8 + (await weather.fusionFit()).fit!.queries);
     await a.close();
     const second = new LetterProvider();
     const b = new Collections(store, { embedder: new Embedder(second, { cache: store }), log: () => {} });
