@@ -9,7 +9,7 @@
  * command). With `"grant": "client_credentials"` no person is ever needed.
  */
 import { randomBytes } from "node:crypto";
-import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import { type AddClientAuthentication, type OAuthClientProvider, type OAuthDiscoveryState, refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { ToolsearchError } from "../errors.js";
 import type { Store } from "../store/types.js";
@@ -35,6 +35,11 @@ export interface UpstreamOAuthConfig {
   grant?: "authorization_code" | "client_credentials";
   /** An https URL where this client's metadata document is published (used when the server supports it). */
   clientMetadataUrl?: string;
+  /**
+   * Refresh an access token this many seconds before it expires (default: 60, at most half its lifetime), so a call
+   * never goes out with a token about to lapse; a token that expires anyway is still refreshed on the server's 401.
+   */
+  refreshAheadSeconds?: number;
 }
 
 /** Tokens as kept: what the authorization server answered, plus when the access token expires (epoch seconds). */
@@ -68,6 +73,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   /** Set once `auth()` got past discovery: the server does want OAuth from us (whatever failed after that). */
   authWanted = false;
   private redirect?: string;
+  private refreshing?: Promise<StoredTokens>;
   /** Signs a `private_key_jwt` assertion into each token request; only set when a private key is configured. */
   readonly addClientAuthentication?: AddClientAuthentication;
 
@@ -118,7 +124,37 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async tokens(): Promise<StoredTokens | undefined> {
-    return this.get<StoredTokens>("tokens");
+    const tokens = await this.get<StoredTokens>("tokens");
+    if (!tokens || !this.dueForRefresh(tokens)) return tokens;
+    // Concurrent calls share one refresh: with rotating refresh tokens a second one would be refused.
+    this.refreshing ??= this.refreshAhead(tokens).finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private dueForRefresh(tokens: StoredTokens): boolean {
+    if (this.machine || !tokens.refresh_token || tokens.expires_at === undefined) return false;
+    const ahead = this.config.refreshAheadSeconds ?? Math.min(60, (tokens.expires_in ?? 0) / 2);
+    return tokens.expires_at - Date.now() / 1000 <= ahead;
+  }
+
+  /** Refreshes with what the last login discovered; any failure leaves the tokens as they are (the 401 path remains). */
+  private async refreshAhead(tokens: StoredTokens): Promise<StoredTokens> {
+    const discovery = await this.discoveryState();
+    const client = await this.clientInformation();
+    if (!discovery?.authorizationServerUrl || !client) return tokens;
+    try {
+      const fresh = await refreshAuthorization(discovery.authorizationServerUrl, {
+        metadata: discovery.authorizationServerMetadata,
+        clientInformation: client,
+        refreshToken: tokens.refresh_token!,
+        resource: discovery.resourceMetadata?.resource,
+        addClientAuthentication: this.addClientAuthentication,
+      });
+      await this.saveTokens(fresh);
+    } catch {
+      // Another process on this store may have rotated the refresh token first: what it saved is read back below.
+    }
+    return (await this.get<StoredTokens>("tokens")) ?? tokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {

@@ -112,6 +112,7 @@ const httpSchema = {
         redirectPort: { type: "integer", minimum: 1, maximum: 65535 },
         grant: { enum: ["authorization_code", "client_credentials"] },
         clientMetadataUrl: { type: "string", pattern: "^https://[^/]+/.+" },
+        refreshAheadSeconds: { type: "integer", minimum: 0 },
       },
       additionalProperties: false,
       // A machine account authenticates itself: without a client it has nothing to present.

@@ -14,7 +14,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { decodeJwt } from "jose";
 import { SecretBox, Secrets, loadSecretKey } from "../../src/auth/secrets.js";
-import { oauthOwner } from "../../src/auth/upstream-oauth.js";
+import { oauthOwner, StoredOAuthProvider } from "../../src/auth/upstream-oauth.js";
 import { openStore } from "../../src/store/open.js";
 import { startIssuer, type TestClient, type TestIssuer } from "../helpers/oidc.js";
 import { runCliAsync as cli } from "../helpers/cli.js";
@@ -110,6 +110,30 @@ describe("an upstream that needs a person's login: login once, then refresh", ()
       assert.equal(idp.grants.authorization_code, 1, "still one authorization");
     } finally {
       await client.close();
+    }
+  });
+
+  test("refresh ahead of expiry: a provider due to refresh does it before handing out the token, once for concurrent calls", async () => {
+    const saved = process.env.TOOLSEARCH_HOME;
+    process.env.TOOLSEARCH_HOME = home; // the provider loads the sealing key from there, as the gateway does
+    const store = await openStore(storePath);
+    try {
+      const old = (await stored())!.access_token;
+      const refreshes = idp.grants.refresh_token ?? 0;
+      // Longer ahead than any token lives: every token is due, whether or not the server would still accept it.
+      const provider = new StoredOAuthProvider(store, oauthOwner("gateway", "crm"), { clientId: app.id, refreshAheadSeconds: 3600 });
+      const [a, b] = await Promise.all([provider.tokens(), provider.tokens()]);
+      assert.equal(idp.grants.refresh_token, refreshes + 1, "one refresh for both calls");
+      assert.equal(a!.access_token, b!.access_token);
+      assert.notEqual(a!.access_token, old);
+      assert.equal((await stored())!.access_token, a!.access_token, "the refreshed tokens were stored");
+      const result = await cli(["mcp", "call", "crm", ...search, config], env);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(idp.grants.authorization_code, 1, "still one authorization");
+    } finally {
+      await store.close();
+      if (saved === undefined) delete process.env.TOOLSEARCH_HOME;
+      else process.env.TOOLSEARCH_HOME = saved;
     }
   });
 
