@@ -192,13 +192,17 @@ interface RunResult {
   answers: string[];
   baselineMb: number;
   endMb: number;
+  /** RSS after the server sat idle for `SETTLE_MS` past the last request: what it holds once the churn's garbage is collected. */
+  settledMb: number;
 }
+
+const SETTLE_MS = 5_000;
 
 /** Sends the mix to a fresh server, one request at a time (latency, not throughput, is measured). */
 async function run(store: string, mix: string[], queries: string[], sizes: Map<string, number>, extra: string[]): Promise<RunResult> {
   const server = await startServer(store, extra);
   const baselineMb = server.rssMb();
-  const out: RunResult = { warm: [], cold: [], cold500: [], rss: [], loadsPerMin: 0, evictionsPerMin: 0, answers: [], baselineMb, endMb: 0 };
+  const out: RunResult = { warm: [], cold: [], cold500: [], rss: [], loadsPerMin: 0, evictionsPerMin: 0, answers: [], baselineMb, endMb: 0, settledMb: 0 };
   const started = performance.now();
   const sampler = setInterval(() => out.rss.push([(performance.now() - started) / 1000, server.rssMb()]), 500);
   try {
@@ -225,6 +229,8 @@ async function run(store: string, mix: string[], queries: string[], sizes: Map<s
     out.evictionsPerMin = before.evictions / minutes;
     out.endMb = server.rssMb();
     out.rss.push([(performance.now() - started) / 1000, out.endMb]);
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    out.settledMb = server.rssMb();
   } finally {
     clearInterval(sampler);
     await server.stop();
@@ -241,7 +247,7 @@ function summary(result: RunResult) {
     cold_p50_ms: round(pct(result.cold, 0.5)), cold_p99_ms: round(pct(result.cold, 0.99)),
     cold_500_tools_p50_ms: round(pct(result.cold500, 0.5)), cold_500_tools_count: result.cold500.length,
     cold_requests: result.cold.length, loads_per_min: round(result.loadsPerMin), evictions_per_min: round(result.evictionsPerMin),
-    rss_baseline_mb: round(result.baselineMb), rss_max_mb: round(Math.max(...result.rss.map(([, mb]) => mb))), rss_end_mb: round(result.endMb),
+    rss_baseline_mb: round(result.baselineMb), rss_max_mb: round(Math.max(...result.rss.map(([, mb]) => mb))), rss_end_mb: round(result.endMb), rss_settled_mb: round(result.settledMb),
     rss_over_time: result.rss.filter((_, i) => i % 10 === 0).map(([s, mb]) => [round(s), round(mb)]),
   };
 }
@@ -289,9 +295,9 @@ async function main(): Promise<void> {
     else {
       const rows = ([["no budget", unbudgeted], [`--memory-budget ${values.budget}`, budgeted], [`${small.length} once, --memory-budget ${values["small-budget"]}`, once]] as const).map(([label, r]) => {
         const s = summary(r);
-        return [label, `${s.warm_p50_ms}/${s.warm_p99_ms}`, `${s.cold_p50_ms}/${s.cold_p99_ms}`, String(s.cold_500_tools_p50_ms), String(s.loads_per_min), String(s.evictions_per_min), `${s.rss_baseline_mb}/${s.rss_max_mb}/${s.rss_end_mb}`];
+        return [label, `${s.warm_p50_ms}/${s.warm_p99_ms}`, `${s.cold_p50_ms}/${s.cold_p99_ms}`, String(s.cold_500_tools_p50_ms), String(s.loads_per_min), String(s.evictions_per_min), `${s.rss_baseline_mb}/${s.rss_max_mb}/${s.rss_end_mb}/${s.rss_settled_mb}`];
       });
-      process.stdout.write(`${table(["run", "warm p50/p99 ms", "cold p50/p99 ms", "cold 450+ p50", "loads/min", "evictions/min", "RSS start/max/end MB"], rows).join("\n")}\n`);
+      process.stdout.write(`${table(["run", "warm p50/p99 ms", "cold p50/p99 ms", "cold 450+ p50", "loads/min", "evictions/min", "RSS start/max/end/settled MB"], rows).join("\n")}\n`);
       process.stdout.write(`${count} collections, ${result.tools} tools; restart to ready ${result.restart_to_ready_ms} ms (${result.listening_to_ready_ms} ms of it after listening, ${result.restart_cpu_ms} ms of CPU; RSS ${result.restart_rss_mb} MB); identical answers with and without a budget: ${identical}; load average ${result.load_average.join(" ")}\n`);
     }
     if (!identical) process.exitCode = 1;
