@@ -10,6 +10,7 @@
  */
 import type { Ranked } from "../engines/top-k.js";
 import { compareRanked } from "../engines/top-k.js";
+import { HYBRID_CANDIDATES } from "../embeddings/semantic-store.js";
 import type { Analyzer } from "../text/analyzer.js";
 import type { Rules, Synonyms } from "./curation.js";
 import { type LearnedSignal, type LearnedTerm } from "./learned.js";
@@ -86,10 +87,10 @@ export class UsageRanking {
   private blend(terms: string[], ranked: Ranked[], exists: (name: string) => boolean): Ranked[] {
     const learned = this.learnedScores(terms, ranked, exists);
     if (learned.size === 0) return ranked;
-    const top = ranked[0]?.score || 1;
-    const out = new Map<string, number>(ranked.map((h) => [h.id, h.score / top]));
+    const { floor, spread } = scoreScale(ranked);
+    const out = new Map<string, number>(ranked.map((h) => [h.id, (h.score - floor) / spread]));
     for (const [id, l] of learned) out.set(id, (out.get(id) ?? 0) + l);
-    return [...out].map(([id, score]) => ({ id, score: score * top })).sort(compareRanked);
+    return [...out].map(([id, score]) => ({ id, score: floor + score * spread })).sort(compareRanked);
   }
 
   /**
@@ -132,7 +133,7 @@ export class UsageRanking {
     if (this.learns(options) && exists(name)) {
       const part = this.learnedScores(terms, ranked, exists).get(name);
       if (part) {
-        const top = ranked[0]?.score || 1;
+        const top = scoreScale(ranked).spread;
         const words = this.learned!.explain(terms, name);
         const confidence = this.learned!.confidence(name);
         out.learned = {
@@ -144,4 +145,22 @@ export class UsageRanking {
     }
     return out;
   }
+}
+
+/**
+ * The engine's own scale for this query: its candidates' scores run from `floor` (the last one) to `floor + spread`
+ * (the best). The learned part is measured in spreads, not in fractions of the best score, because engines differ in
+ * how flat their lists are: a fused `hybrid` list whose top 50 sit within a few percent of each other would let a
+ * fixed fraction of its best score jump any candidate to the top, while the same fraction of a steep BM25 list moves
+ * a tool a few places. In spreads, history weighs the same against every engine's own distinctions, and the blend
+ * does not change when an engine's scores are scaled or shifted.
+ */
+function scoreScale(ranked: Ranked[]): { floor: number; spread: number } {
+  const top = ranked[0]?.score ?? 0;
+  // The score at the depth engines rank to when learning (so search and explain, which ranks every match, agree); a
+  // shorter list holds every match, so the tools outside it score 0 and the scale starts there.
+  const floor = ranked.length >= HYBRID_CANDIDATES ? ranked[HYBRID_CANDIDATES - 1]!.score : Math.min(0, ranked[ranked.length - 1]?.score ?? 0);
+  const spread = top - floor;
+  // One candidate, or all tied: no spread to measure against, so the best score is the unit (as for one hit).
+  return spread > 0 ? { floor, spread } : { floor: 0, spread: top || 1 };
 }
