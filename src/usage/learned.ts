@@ -33,7 +33,7 @@ export interface LearnedOptions {
   halfLifeDays?: number;
   /** Pseudo-count that shrinks rare evidence (default 2). */
   smoothing?: number;
-  /** Weight of the learned part against the lexical score normalised to 1 for the best hit (default 1). */
+  /** Weight of the learned part against the engine's score spread for the query (best hit 1, candidate depth 0; default 1). */
   weight?: number;
   /**
    * Calls at which a tool's own record counts half (default 10): below it, a tool is given the benefit of the doubt

@@ -3,9 +3,9 @@
  * before the engine runs; the learned signal is blended into the engine's ranking; pinned rules decide the head of
  * the final list. Engines stay unaware of all three.
  *
- * Blend: each candidate's lexical (or fused) score is divided by the best one, so the top hit has 1, and
- * `weight × L(d)` (the learned score, in [0, 1]) is added; the sum is scaled back by the best score so that scores
- * keep their engine's units. Tools the learned signal knows for these words join the candidates even without a text
+ * Blend: each candidate's lexical (or fused) score is placed on the engine's own scale for this query, from 0 at the
+ * candidate depth (`HYBRID_CANDIDATES`; 0 when the list is shorter) to 1 for the top hit, and `weight × L(d)` (the
+ * learned score, in [0, 1]) is added; the sum is mapped back so that scores keep their engine's units. Tools the learned signal knows for these words join the candidates even without a text
  * match: that is what history adds over the text.
  */
 import type { Ranked } from "../engines/top-k.js";
