@@ -132,7 +132,7 @@ export class LearnedSignal {
   /**
    * How far a tool's own record can be trusted, in [0, 1): calls / (calls + toolSmoothing), decayed. A tool called
    * often but never after these words has earned its low learned score; a tool never called has not, and the blend
-   * gives it the share of the query that history leaves unexplained instead (see `UsageRanking`).
+   * gives it what history leaves undecided instead (see `UsageRanking`).
    */
   confidence(tool: string, now = Date.now()): number {
     const calls = (this.toolTotals.get(tool) ?? 0) * this.scale(now);

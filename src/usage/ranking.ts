@@ -28,8 +28,8 @@ export interface UsageExplanation {
     /** What the learned part added to the score. */
     contribution: number;
     /**
-     * How far the tool's own call record is trusted (0 for a tool never called): the rest of its part is the share of
-     * the query history does not explain (at most the best known tool's score), so that a new tool is not pushed down
+     * How far the tool's own call record is trusted (0 for a tool never called): the rest of its part is what history
+     * leaves undecided (1 − the best known tool's score, at most that score), so that a new tool is not pushed down
      * by tools that merely have a past.
      */
     confidence: number;
@@ -94,25 +94,22 @@ export class UsageRanking {
   }
 
   /**
-   * The learned part of each candidate (already weighted), in units of the best lexical score: the signal's own
-   * score, pulled toward the part of the query history leaves open by how little the tool's record says
-   * (`confidence`). Tools
-   * the signal knows for these words join the candidates.
+   * The learned part of each candidate (already weighted), in units of the engine's spread (see `scoreScale`): the
+   * signal's own score, pulled toward the part of the query history leaves open by how little the tool's record says
+   * (`confidence`). Tools the signal knows for these words join the candidates.
    */
   private learnedScores(terms: string[], ranked: Ranked[], exists: (name: string) => boolean): Map<string, number> {
     const signal = this.learned!;
     const raw = signal.scores(terms);
     const out = new Map<string, number>();
     if (raw.size === 0) return out;
-    // The scores of one query add up to the share of it that history explains; the rest is open to tools history
-    // does not know, up to the best known tool's score (never above it: a tool without a past does not lead for it).
+    // What history leaves undecided is open to tools it does not know: the share it does not give its leading tool,
+    // up to that tool's score (never above it: a tool without a past does not lead for it). Not the share of the
+    // query's words history never saw: a query in familiar words about a tool never called is not explained by
+    // history when those words led to many tools, and a new tool must not fall below all of them.
     let best = 0;
-    let explained = 0;
-    for (const [id, l] of raw) {
-      explained += l;
-      if (exists(id)) best = Math.max(best, l);
-    }
-    const open = Math.min(best, Math.max(0, 1 - explained));
+    for (const [id, l] of raw) if (exists(id)) best = Math.max(best, l);
+    const open = Math.min(best, 1 - best);
     const now = Date.now();
     const part = (id: string) => {
       const trust = signal.confidence(id, now);

@@ -8,7 +8,7 @@ import { UsageRanking } from "../../src/usage/ranking.js";
 const analyzer = createAnalyzer();
 const exists = () => true;
 
-/** A signal that learned "rain" → tool_7 (40 calls) and "city" → tool_30 (40 calls). */
+/** A signal that learned "rain" → tool_7 (40 calls) and "city" → tool_30 (40 calls): "rain" lifts tool_7. */
 function ranking(): UsageRanking {
   const signal = new LearnedSignal(analyzer);
   const at = Date.now();
@@ -25,7 +25,7 @@ function list(score: (rank: number) => number): Ranked[] {
 }
 
 const order = (usage: UsageRanking, ranked: Ranked[]) =>
-  usage.rerank("rain in the city", analyzer.analyze("rain in the city"), ranked, 60, {}, exists).map((h) => h.id);
+  usage.rerank("rain", ["rain"], ranked, 60, {}, exists).map((h) => h.id);
 
 describe("learned blend", () => {
   it("measures the learned part against the engine's own spread: scaling or shifting its scores changes nothing", () => {
