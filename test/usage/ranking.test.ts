@@ -54,4 +54,19 @@ describe("learned blend", () => {
     assert.ok(why.learned && why.learned.contribution > 0);
     assert.ok(Math.abs(hit.score - ranked[7].score - why.learned.contribution) < 1e-9);
   });
+
+  it("keeps a tool never called ahead of tools that familiar words split between them", () => {
+    // Every word of the query led somewhere, but to three tools: history leaves the choice open, so the best text
+    // match (never called) stays first, however close the known tools are behind it.
+    const signal = new LearnedSignal(analyzer);
+    const at = Date.now();
+    for (const tool of ["tool_1", "tool_2", "tool_3"]) for (let i = 0; i < 20; i++) signal.add({ query: "weather city", tool, at });
+    const usage = new UsageRanking(analyzer);
+    usage.setLearned(signal);
+    const ranked = list((i) => (i === 0 ? 1 : 0.99 - i / 100));
+    const terms = analyzer.analyze("weather city");
+    const top = usage.rerank("weather city", terms, ranked, 5, {}, exists);
+    assert.equal(top[0].id, "tool_0");
+    assert.deepEqual(top.slice(1, 4).map((h) => h.id).sort(), ["tool_1", "tool_2", "tool_3"]);
+  });
 });
