@@ -33,7 +33,7 @@ export interface LearnedOptions {
   halfLifeDays?: number;
   /** Pseudo-count that shrinks rare evidence (default 2). */
   smoothing?: number;
-  /** Weight of the learned part against the lexical score normalised to 1 for the best hit (default 1). */
+  /** Weight of the learned part against the engine's score spread for the query (best hit 1, candidate depth 0; default 1). */
   weight?: number;
   /**
    * Calls at which a tool's own record counts half (default 10): below it, a tool is given the benefit of the doubt
@@ -132,7 +132,7 @@ export class LearnedSignal {
   /**
    * How far a tool's own record can be trusted, in [0, 1): calls / (calls + toolSmoothing), decayed. A tool called
    * often but never after these words has earned its low learned score; a tool never called has not, and the blend
-   * gives it the share of the query that history leaves unexplained instead (see `UsageRanking`).
+   * gives it what history leaves undecided instead (see `UsageRanking`).
    */
   confidence(tool: string, now = Date.now()): number {
     const calls = (this.toolTotals.get(tool) ?? 0) * this.scale(now);

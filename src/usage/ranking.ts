@@ -3,13 +3,14 @@
  * before the engine runs; the learned signal is blended into the engine's ranking; pinned rules decide the head of
  * the final list. Engines stay unaware of all three.
  *
- * Blend: each candidate's lexical (or fused) score is divided by the best one, so the top hit has 1, and
- * `weight × L(d)` (the learned score, in [0, 1]) is added; the sum is scaled back by the best score so that scores
- * keep their engine's units. Tools the learned signal knows for these words join the candidates even without a text
+ * Blend: each candidate's lexical (or fused) score is placed on the engine's own scale for this query, from 0 at the
+ * candidate depth (`HYBRID_CANDIDATES`; 0 when the list is shorter) to 1 for the top hit, and `weight × L(d)` (the
+ * learned score, in [0, 1]) is added; the sum is mapped back so that scores keep their engine's units. Tools the learned signal knows for these words join the candidates even without a text
  * match: that is what history adds over the text.
  */
 import type { Ranked } from "../engines/top-k.js";
 import { compareRanked } from "../engines/top-k.js";
+import { HYBRID_CANDIDATES } from "../embeddings/semantic-store.js";
 import type { Analyzer } from "../text/analyzer.js";
 import type { Rules, Synonyms } from "./curation.js";
 import { type LearnedSignal, type LearnedTerm } from "./learned.js";
@@ -27,8 +28,8 @@ export interface UsageExplanation {
     /** What the learned part added to the score. */
     contribution: number;
     /**
-     * How far the tool's own call record is trusted (0 for a tool never called): the rest of its part is the share of
-     * the query history does not explain (at most the best known tool's score), so that a new tool is not pushed down
+     * How far the tool's own call record is trusted (0 for a tool never called): the rest of its part is what history
+     * leaves undecided (1 − the best known tool's score, at most that score), so that a new tool is not pushed down
      * by tools that merely have a past.
      */
     confidence: number;
@@ -86,32 +87,29 @@ export class UsageRanking {
   private blend(terms: string[], ranked: Ranked[], exists: (name: string) => boolean): Ranked[] {
     const learned = this.learnedScores(terms, ranked, exists);
     if (learned.size === 0) return ranked;
-    const top = ranked[0]?.score || 1;
-    const out = new Map<string, number>(ranked.map((h) => [h.id, h.score / top]));
+    const { floor, spread } = scoreScale(ranked);
+    const out = new Map<string, number>(ranked.map((h) => [h.id, (h.score - floor) / spread]));
     for (const [id, l] of learned) out.set(id, (out.get(id) ?? 0) + l);
-    return [...out].map(([id, score]) => ({ id, score: score * top })).sort(compareRanked);
+    return [...out].map(([id, score]) => ({ id, score: floor + score * spread })).sort(compareRanked);
   }
 
   /**
-   * The learned part of each candidate (already weighted), in units of the best lexical score: the signal's own
-   * score, pulled toward the part of the query history leaves open by how little the tool's record says
-   * (`confidence`). Tools
-   * the signal knows for these words join the candidates.
+   * The learned part of each candidate (already weighted), in units of the engine's spread (see `scoreScale`): the
+   * signal's own score, pulled toward the part of the query history leaves open by how little the tool's record says
+   * (`confidence`). Tools the signal knows for these words join the candidates.
    */
   private learnedScores(terms: string[], ranked: Ranked[], exists: (name: string) => boolean): Map<string, number> {
     const signal = this.learned!;
     const raw = signal.scores(terms);
     const out = new Map<string, number>();
     if (raw.size === 0) return out;
-    // The scores of one query add up to the share of it that history explains; the rest is open to tools history
-    // does not know, up to the best known tool's score (never above it: a tool without a past does not lead for it).
+    // What history leaves undecided is open to tools it does not know: the share it does not give its leading tool,
+    // up to that tool's score (never above it: a tool without a past does not lead for it). Not the share of the
+    // query's words history never saw: a query in familiar words about a tool never called is not explained by
+    // history when those words led to many tools, and a new tool must not fall below all of them.
     let best = 0;
-    let explained = 0;
-    for (const [id, l] of raw) {
-      explained += l;
-      if (exists(id)) best = Math.max(best, l);
-    }
-    const open = Math.min(best, Math.max(0, 1 - explained));
+    for (const [id, l] of raw) if (exists(id)) best = Math.max(best, l);
+    const open = Math.min(best, 1 - best);
     const now = Date.now();
     const part = (id: string) => {
       const trust = signal.confidence(id, now);
@@ -132,7 +130,7 @@ export class UsageRanking {
     if (this.learns(options) && exists(name)) {
       const part = this.learnedScores(terms, ranked, exists).get(name);
       if (part) {
-        const top = ranked[0]?.score || 1;
+        const top = scoreScale(ranked).spread;
         const words = this.learned!.explain(terms, name);
         const confidence = this.learned!.confidence(name);
         out.learned = {
@@ -144,4 +142,22 @@ export class UsageRanking {
     }
     return out;
   }
+}
+
+/**
+ * The engine's own scale for this query: its candidates' scores run from `floor` (the last one) to `floor + spread`
+ * (the best). The learned part is measured in spreads, not in fractions of the best score, because engines differ in
+ * how flat their lists are: a fused `hybrid` list whose top 50 sit within a few percent of each other would let a
+ * fixed fraction of its best score jump any candidate to the top, while the same fraction of a steep BM25 list moves
+ * a tool a few places. In spreads, history weighs the same against every engine's own distinctions, and the blend
+ * does not change when an engine's scores are scaled or shifted.
+ */
+function scoreScale(ranked: Ranked[]): { floor: number; spread: number } {
+  const top = ranked[0]?.score ?? 0;
+  // The score at the depth engines rank to when learning (so search and explain, which ranks every match, agree); a
+  // shorter list holds every match, so the tools outside it score 0 and the scale starts there.
+  const floor = ranked.length >= HYBRID_CANDIDATES ? ranked[HYBRID_CANDIDATES - 1]!.score : Math.min(0, ranked[ranked.length - 1]?.score ?? 0);
+  const spread = top - floor;
+  // One candidate, or all tied: no spread to measure against, so the best score is the unit (as for one hit).
+  return spread > 0 ? { floor, spread } : { floor: 0, spread: top || 1 };
 }

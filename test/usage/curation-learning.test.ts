@@ -99,6 +99,15 @@ describe("learned signal", () => {
     assert.ok(learned.confidence("get_weather") > 0.8);
   });
 
+  it("does not bury a tool never called under tools that a query's familiar words led to", () => {
+    // Every word of the query is familiar, but history split it across several tools: it leaves the choice open.
+    const learned = replayHistory([...history(20, "weather city", "get_weather"), ...history(20, "weather city", "get_forecast"), ...history(20, "images", "cancel_order")], analyzer);
+    const index = new ToolIndex(tools, { learned });
+    const query = "weather images city";
+    assert.equal(index.searchSync(query, { learned: false })[0].name, "new_tool");
+    assert.equal(index.searchSync(query)[0].name, "new_tool");
+  });
+
   it("a popular tool does not win a query whose specific words led elsewhere", () => {
     const learned = replayHistory([...history(200, "weather city now", "get_weather"), ...history(40, "forecast days", "get_forecast")], analyzer);
     const index = new ToolIndex(tools, { learned });
