@@ -28,7 +28,8 @@ export async function loginStatus(store: SecretStore, owner: string, server: str
   if (isStdioConfig(config)) return { state: "none" };
   if (config.oauth?.grant === "client_credentials") return { state: "machine" };
   const provider = new StoredOAuthProvider(store, oauthOwner(owner, server), config.oauth);
-  const tokens = await provider.tokens();
+  // Reading a state must not change it: tokens() would refresh a token close to expiry.
+  const tokens = await provider.storedTokens();
   if (!tokens?.access_token) {
     // Discovery is saved only after a 401 asked for OAuth; a pending step-up also means the server wants a login.
     const asked = (await provider.discoveryState()) !== undefined || (await provider.pendingScope()) !== undefined;

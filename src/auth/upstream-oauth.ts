@@ -123,8 +123,14 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (!this.config.clientId) await this.put("client", info);
   }
 
+  /** The tokens as stored, never refreshed: for whoever only reports a login's state. */
+  async storedTokens(): Promise<StoredTokens | undefined> {
+    return this.get<StoredTokens>("tokens");
+  }
+
+  /** The tokens for a request: refreshed first when the access token is due to expire (the SDK calls this). */
   async tokens(): Promise<StoredTokens | undefined> {
-    const tokens = await this.get<StoredTokens>("tokens");
+    const tokens = await this.storedTokens();
     if (!tokens || !this.dueForRefresh(tokens)) return tokens;
     // Concurrent calls share one refresh: with rotating refresh tokens a second one would be refused.
     this.refreshing ??= this.refreshAhead(tokens).finally(() => (this.refreshing = undefined));

@@ -15,6 +15,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { decodeJwt } from "jose";
 import { SecretBox, Secrets, loadSecretKey } from "../../src/auth/secrets.js";
 import { oauthOwner, StoredOAuthProvider } from "../../src/auth/upstream-oauth.js";
+import { loginStatus } from "../../src/auth/login-status.js";
 import { openStore } from "../../src/store/open.js";
 import { startIssuer, type TestClient, type TestIssuer } from "../helpers/oidc.js";
 import { runCliAsync as cli } from "../helpers/cli.js";
@@ -130,6 +131,25 @@ describe("an upstream that needs a person's login: login once, then refresh", ()
       const result = await cli(["mcp", "call", "crm", ...search, config], env);
       assert.equal(result.code, 0, result.stderr);
       assert.equal(idp.grants.authorization_code, 1, "still one authorization");
+    } finally {
+      await store.close();
+      if (saved === undefined) delete process.env.TOOLSEARCH_HOME;
+      else process.env.TOOLSEARCH_HOME = saved;
+    }
+  });
+
+  test("reading the login state refreshes nothing, even for a token due to refresh", async () => {
+    const saved = process.env.TOOLSEARCH_HOME;
+    process.env.TOOLSEARCH_HOME = home;
+    const store = await openStore(storePath);
+    try {
+      const before = (await stored())!;
+      const refreshes = idp.grants.refresh_token ?? 0;
+      // Due by this configuration: tokens() would refresh; the console's status read must not (it only reports).
+      const status = await loginStatus(store, "gateway", "crm", { url: "http://127.0.0.1/unused", oauth: { clientId: app.id, refreshAheadSeconds: 3600 } });
+      assert.equal(status.state, "logged_in");
+      assert.equal(idp.grants.refresh_token ?? 0, refreshes, "no refresh grant");
+      assert.equal((await stored())!.access_token, before.access_token, "the stored token is the same");
     } finally {
       await store.close();
       if (saved === undefined) delete process.env.TOOLSEARCH_HOME;
