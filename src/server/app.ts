@@ -41,6 +41,11 @@ export interface ServiceOptions {
   collections: Collections;
   /** `--no-auth`: no keys needed (the caller allows it on loopback only). Default false. */
   noAuth?: boolean;
+  /**
+   * `--public-metrics`: `/metrics` without a key. Default false: it names every collection and its size, which a
+   * caller limited to some collections must not learn, so it takes an admin key or token (Prometheus sends one).
+   */
+  publicMetrics?: boolean;
   /** Largest request body, in bytes (default 16 MB); larger ones get 413. */
   maxBodyBytes?: number;
   /** Requests per key (per client address without a key) per window; `false` turns limiting off. */
@@ -120,7 +125,7 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
         }),
     });
   }
-  await app.register(metricsPlugin, { metrics: createMetrics(collections) });
+  await app.register(metricsPlugin, { metrics: createMetrics(collections), public: options.publicMetrics });
   if (options.audit) await app.register(auditPlugin, { audit: options.audit, store: collections.store });
   // The collection a request names stays loaded until its answer is sent (or the client goes): a memory budget
   // never drops it mid-request (src/server/collection-cache.ts).

@@ -104,6 +104,17 @@ export function requireScope(request: FastifyRequest, needed: Scope, collection?
   }
 }
 
+/**
+ * For routes about the whole service (`/metrics`, `/v1/audit`): a key or token limited to some collections or tools
+ * is refused, since what they answer names every collection and tool.
+ */
+export function requireWholeService(request: FastifyRequest): void {
+  const key = request.apiKey;
+  if (key && (key.collection !== undefined || key.collections !== undefined || key.toolsAllow || key.toolsDeny)) {
+    throw new ToolsearchError("forbidden", `Key ${key.id} is limited to some collections or tools; this route answers for the whole service and needs an unlimited admin key.`);
+  }
+}
+
 /** Whether the key may see this collection at all (for listings). */
 export function keySees(key: RequestKey | undefined, collection: string): boolean {
   return key !== undefined && reaches(key, collection);

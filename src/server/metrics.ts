@@ -7,6 +7,9 @@ import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Collections } from "./collections.js";
+import { requireWholeService } from "./auth.js";
+import { bearer } from "./schemas.js";
+import type { Scope } from "../store/types.js";
 
 /** The service's metrics, shared with the routes that observe them. */
 export interface ServiceMetrics {
@@ -119,14 +122,17 @@ export function createMetrics(collections: Collections): ServiceMetrics {
 }
 
 /** Counts every answer and serves `/metrics`. */
-export const metricsPlugin = fp(async (app: FastifyInstance, options: { metrics: ServiceMetrics }) => {
+export const metricsPlugin = fp(async (app: FastifyInstance, options: { metrics: ServiceMetrics; public?: boolean }) => {
   app.decorate("metrics", options.metrics);
   app.addHook("onResponse", async (request, reply) => {
     // The route pattern, never the raw URL: a label per collection name or query would grow without bound.
     const route = request.routeOptions.url ?? "unmatched";
     options.metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
   });
-  app.get("/metrics", { schema: { summary: "Prometheus metrics (text exposition format)" } }, async (_request, reply) => {
+  // Admin unless public: collection names and sizes are what a key limited to some collections must not see.
+  const config: { scope?: Scope } = options.public ? {} : { scope: "admin" };
+  app.get("/metrics", { config, schema: { summary: "Prometheus metrics (text exposition format)", ...(options.public ? {} : { security: bearer }) } }, async (request, reply) => {
+    if (!options.public) requireWholeService(request);
     reply.header("content-type", options.metrics.registry.contentType);
     return options.metrics.registry.metrics();
   });

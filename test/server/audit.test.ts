@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createApiKey } from "../../src/server/auth.js";
 import type { AuditEntry } from "../../src/store/types.js";
 import { AuditLog, parseSince } from "../../src/trust/audit.js";
 import { runCli } from "../helpers/cli.js";
@@ -77,6 +78,11 @@ describe("audit log", () => {
 
   it("GET /v1/audit is for admins, filters by who, collection and time, and pages with next", async () => {
     assert.equal((await get("", s.keys.write)).status, 403);
+    // An admin key limited to one collection would read every collection's calls: refused.
+    const limited = (await createApiKey(s.store, { scope: "admin", collection: "weather" })).key;
+    assert.equal((await get("", limited)).status, 403);
+    const billing = (await createApiKey(s.store, { scope: "admin", toolsAllow: ["billing_*"] })).key;
+    assert.equal((await get("", billing)).status, 403);
     const all = ((await (await get("")).json()) as { entries: AuditEntry[] }).entries;
     const who = all.find((e) => e.action === "call_tool")!.who;
     const mine = ((await (await get(`?who=${who}`)).json()) as { entries: AuditEntry[] }).entries;

@@ -58,7 +58,7 @@ test("a replica knows every collection but loads one only when a request needs i
     assert.ok(svc.collections.loadedBytes > 0);
 
     assert.ok(((await search(svc, "kb", "refund")) as unknown[]).length > 0, "a docs collection loads the same way");
-    const metrics = (await svc.app.inject({ method: "GET", url: "/metrics" })).body;
+    const metrics = (await svc.app.inject({ method: "GET", url: "/metrics", headers: svc.auth(svc.keys.admin) })).body;
     assert.match(metrics, /^toolsearch_collections_loaded 2$/m);
     assert.match(metrics, /^toolsearch_collection_loads_total\{source="rebuild"\} 2$/m);
     assert.match(metrics, /^toolsearch_collection_load_duration_seconds_count\{source="rebuild"\} 2$/m);
@@ -120,7 +120,7 @@ test("under a memory budget the least recently used idle collection is dropped a
     assert.ok(svc.collections.find("delta"), "pinned delta stayed");
     assert.ok(!svc.collections.find("alpha") && !svc.collections.find("bravo"));
     svc.collections.release("delta");
-    const metrics = (await svc.app.inject({ method: "GET", url: "/metrics" })).body;
+    const metrics = (await svc.app.inject({ method: "GET", url: "/metrics", headers: svc.auth(svc.keys.admin) })).body;
     assert.match(metrics, /^toolsearch_collection_evictions_total [1-9]\d*$/m);
   } finally {
     await svc.close();

@@ -77,7 +77,7 @@ describe("/mcp/{c} session limits", () => {
     assert.match(body.error.message, /Too many open MCP sessions: 2 of at most 2 \(--max-sessions\)\. Close sessions you no longer use \(HTTP DELETE \/mcp\/\{c\} with/);
     await assert.rejects(h.connect("weather", h.s.keys.read), httpStatus(503));
 
-    const metrics = await (await fetch(`${h.base}/metrics`)).text();
+    const metrics = await (await fetch(`${h.base}/metrics`, { headers: h.s.auth(h.s.keys.admin) })).text();
     assert.match(metrics, /^toolsearch_mcp_sessions\{collection="weather"\} 2$/m);
 
     await (first.transport as StreamableHTTPClientTransport).terminateSession();

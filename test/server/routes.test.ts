@@ -222,16 +222,32 @@ describe("service routes", () => {
     assert.ok(doc.components.schemas.Error);
   });
 
-  test("/healthz, /readyz and /metrics answer without a key; metrics count requests and sizes", async () => {
+  test("/healthz and /readyz answer without a key; /metrics takes an admin key and counts requests and sizes", async () => {
     assert.equal((await call("GET", "/healthz", undefined)).status, 200);
     assert.equal((await call("GET", "/readyz", undefined)).body.status, "ready");
-    const metrics = await s.app.inject({ method: "GET", url: "/metrics" });
+    // It names every collection: no key is 401, a read key 403, and a key limited to one collection 403 as well.
+    assert.equal((await call("GET", "/metrics", undefined)).status, 401);
+    assert.equal((await call("GET", "/metrics", s.keys.read)).status, 403);
+    const limited = (await createApiKey(s.store, { scope: "admin", collection: "weather" })).key;
+    assert.equal((await call("GET", "/metrics", limited)).status, 403);
+    const metrics = await s.app.inject({ method: "GET", url: "/metrics", headers: s.auth(s.keys.admin) });
     assert.equal(metrics.statusCode, 200);
     assert.match(metrics.body, /toolsearch_http_requests_total\{route="\/v1\/collections\/:c\/search",method="POST",status="200"\} \d+/);
     assert.match(metrics.body, /toolsearch_search_duration_seconds_count\{engine="bm25",kind="tools"\} \d+/);
     assert.match(metrics.body, /toolsearch_collection_items\{collection="weather",kind="tools"\} 8/);
     assert.equal((await call("GET", "/", undefined)).status, 200);
   });
+});
+
+test("--public-metrics serves /metrics without a key", async () => {
+  const s = await makeService({ publicMetrics: true });
+  try {
+    const metrics = await s.app.inject({ method: "GET", url: "/metrics" });
+    assert.equal(metrics.statusCode, 200);
+    assert.match(metrics.body, /toolsearch_store_applied_seq/);
+  } finally {
+    await s.close();
+  }
 });
 
 test("body over --max-body is 413 payload_too_large and nothing is written", async () => {

@@ -32,6 +32,7 @@ interface ServeFlags {
   docs: string[];
   mcpConfig: string[];
   auth: boolean;
+  publicMetrics?: boolean;
   maxBody: number;
   rateLimit: number;
   requestTimeout: number;
@@ -73,6 +74,7 @@ export function registerServe(program: Command): void {
     .option("--docs <path>", "serve documents (JSONL or Markdown folder) as a collection (repeatable)", collect, [])
     .option("--mcp-config <file>", "serve the tools of an mcpServers file as a collection (repeatable)", collect, [])
     .option("--no-auth", "accept requests without API keys (refused unless --host is a loopback address)")
+    .option("--public-metrics", "serve /metrics without a key (it names every collection; default: an admin key or token)")
     .option("--max-body <bytes>", "largest request body", parseInteger("--max-body", 1024, 1024 ** 3), DEFAULT_MAX_BODY)
     .option("--rate-limit <n>", "requests per minute per key (0: no limit)", parseInteger("--rate-limit", 0, 1e9), DEFAULT_RATE_LIMIT.max)
     .option("--request-timeout <ms>", "most time to receive a request and to answer a search", parseInteger("--request-timeout", 100, 3_600_000), DEFAULT_REQUEST_TIMEOUT_MS)
@@ -153,6 +155,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     const app = await buildService({
       collections,
       noAuth: !flags.auth,
+      publicMetrics: flags.publicMetrics,
       maxBodyBytes: flags.maxBody,
       rateLimit: flags.rateLimit === 0 ? false : { max: flags.rateLimit, windowMs: 60_000 },
       requestTimeoutMs: flags.requestTimeout,
