@@ -8,7 +8,6 @@ import fp from "fastify-plugin";
 import type { Store } from "../store/types.js";
 import type { AuditLog } from "../trust/audit.js";
 import { parseSince } from "../trust/audit.js";
-import { requireWholeService } from "./auth.js";
 import { anyObject, bearer, withErrors } from "./schemas.js";
 
 declare module "fastify" {
@@ -65,10 +64,9 @@ export const auditPlugin = fp(async (app: FastifyInstance, { audit, store }: Aud
   });
 
   app.get<{ Querystring: AuditQuerystring }>("/v1/audit", {
-    config: { scope: "admin" },
+    config: { scope: "admin", wholeService: true },
     schema: { summary: "The audit log, newest first (admin)", security: bearer, querystring: auditQuery, response: withErrors({ 200: anyObject }) },
   }, async (request) => {
-    requireWholeService(request);
     const { since, collection, who, before } = request.query;
     const limit = request.query.limit ?? 100;
     // What is still queued is written first, so a reader sees every call answered before it asked.

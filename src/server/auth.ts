@@ -27,6 +27,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** The weakest scope that may call the route; absent means the route is public (health, metrics, docs). */
     scope?: Scope;
+    /** The route answers for the whole service (`/metrics`, `/v1/audit`): a key limited to some collections or tools is refused. */
+    wholeService?: boolean;
   }
 }
 
@@ -104,13 +106,9 @@ export function requireScope(request: FastifyRequest, needed: Scope, collection?
   }
 }
 
-/**
- * For routes about the whole service (`/metrics`, `/v1/audit`): a key or token limited to some collections or tools
- * is refused, since what they answer names every collection and tool.
- */
-export function requireWholeService(request: FastifyRequest): void {
-  const key = request.apiKey;
-  if (key && (key.collection !== undefined || key.collections !== undefined || key.toolsAllow || key.toolsDeny)) {
+/** For a route about the whole service: what it answers names every collection and tool. */
+function requireWholeService(key: RequestKey): void {
+  if (key.collection !== undefined || key.collections !== undefined || key.toolsAllow || key.toolsDeny) {
     throw new ToolsearchError("forbidden", `Key ${key.id} is limited to some collections or tools; this route answers for the whole service and needs an unlimited admin key.`);
   }
 }
@@ -153,6 +151,7 @@ export const authPlugin = fp(async (app: FastifyInstance, options: AuthOptions) 
     try {
       request.apiKey = options.disabled ? ANONYMOUS : await authenticate(keys, request, options.oauth);
       requireScope(request, needed, params?.c);
+      if (request.routeOptions.config?.wholeService) requireWholeService(request.apiKey);
     } catch (error) {
       challenge(reply, error, options.oauth && resourceMetadataUrl(request, options.oauth.options));
       throw error;

@@ -3,13 +3,11 @@
  * kind; items per collection; open MCP sessions, and upstream servers by state; loaded collections, the bytes their
  * indexes hold, loads and evictions, and how long a cold load took. Each app has its own registry, so several apps (tests, benchmarks) never collide.
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyContextConfig, FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Collections } from "./collections.js";
-import { requireWholeService } from "./auth.js";
 import { bearer } from "./schemas.js";
-import type { Scope } from "../store/types.js";
 
 /** The service's metrics, shared with the routes that observe them. */
 export interface ServiceMetrics {
@@ -129,10 +127,9 @@ export const metricsPlugin = fp(async (app: FastifyInstance, options: { metrics:
     const route = request.routeOptions.url ?? "unmatched";
     options.metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
   });
-  // Admin unless public: collection names and sizes are what a key limited to some collections must not see.
-  const config: { scope?: Scope } = options.public ? {} : { scope: "admin" };
-  app.get("/metrics", { config, schema: { summary: "Prometheus metrics (text exposition format)", ...(options.public ? {} : { security: bearer }) } }, async (request, reply) => {
-    if (!options.public) requireWholeService(request);
+  // Unless public: collection names and sizes are what a key limited to some collections must not see.
+  const guard: FastifyContextConfig | undefined = options.public ? undefined : { scope: "admin", wholeService: true };
+  app.get("/metrics", { config: guard ?? {}, schema: { summary: "Prometheus metrics (text exposition format)", ...(guard ? { security: bearer } : {}) } }, async (_request, reply) => {
     reply.header("content-type", options.metrics.registry.contentType);
     return options.metrics.registry.metrics();
   });
