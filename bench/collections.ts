@@ -14,7 +14,8 @@
  *   npm run bench:collections -- --json       # one JSON object
  *
  * Options: --collections N (1000), --requests N (2000), --zipf S (1.1), --budget MB (256), --small-budget MB (64),
- * --small-count N (400), --seed N (7), --dir PATH (keep and reuse the store there).
+ * --small-count N (400), --seed N (7), --dir PATH (keep and reuse the store there), --node-args "FLAGS" (passed to every
+ * server's node, to compare V8 settings in one run), --skip-restart and --skip-zipf (measure only what follows).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -41,6 +42,9 @@ const { values } = parseArgs({
     "small-count": { type: "string", default: "400" },
     seed: { type: "string", default: "7" },
     dir: { type: "string" },
+    "node-args": { type: "string", default: "" },
+    "skip-restart": { type: "boolean", default: false },
+    "skip-zipf": { type: "boolean", default: false },
     json: { type: "boolean", default: false },
   },
 });
@@ -48,7 +52,10 @@ const { values } = parseArgs({
 const CATALOGS = ["scale", "smithery", "stabletoolbench", "metatool", "toolalpaca"].map((name) => `../shared/data/${name}/catalog.json`);
 // The built CLI when there is one (`npm run build`): restart is measured as a deployment runs it, without tsx.
 const BUILT = new URL("../dist/cli/main.js", import.meta.url).pathname;
-const CLI = existsSync(BUILT) ? [BUILT] : ["--import", "tsx", new URL("../src/cli/main.ts", import.meta.url).pathname];
+const CLI = [
+  ...values["node-args"]!.split(/\s+/).filter(Boolean),
+  ...(existsSync(BUILT) ? [BUILT] : ["--import", "tsx", new URL("../src/cli/main.ts", import.meta.url).pathname]),
+];
 const progress = (line: string) => process.stderr.write(`bench:collections: ${line}\n`);
 
 /** Every tool of the shared catalogs, once per name. */
@@ -268,7 +275,7 @@ async function main(): Promise<void> {
     const afterListening: number[] = [];
     const cpu: number[] = [];
     let idleMb = 0;
-    for (let r = 0; r < 3; r++) {
+    for (let r = 0; r < (values["skip-restart"] ? 0 : 3); r++) {
       const server = await startServer(store);
       restarts.push(server.readyMs);
       afterListening.push(server.listeningToReadyMs);
@@ -276,31 +283,33 @@ async function main(): Promise<void> {
       idleMb = server.rssMb();
       await server.stop();
     }
-    const unbudgeted = await run(store, mix, queries, sizes, []);
-    const budgeted = await run(store, mix, queries, sizes, ["--memory-budget", values.budget!]);
-    const identical = unbudgeted.answers.every((answer, i) => answer === budgeted.answers[i]);
+    const zipf = !values["skip-zipf"];
+    const unbudgeted = zipf ? await run(store, mix, queries, sizes, []) : undefined;
+    const budgeted = zipf ? await run(store, mix, queries, sizes, ["--memory-budget", values.budget!]) : undefined;
+    const identical = unbudgeted?.answers.every((answer, i) => answer === budgeted!.answers[i]);
 
     const once = await run(store, small, queries, sizes, ["--memory-budget", values["small-budget"]!]);
     const result = {
       collections: count, tools: [...sizes.values()].reduce((a, b) => a + b, 0), requests: mix.length, zipf_s: Number(values.zipf),
       distinct_collections_requested: new Set(mix).size,
       restart_to_ready_ms: round(pct(restarts, 0.5), 0), listening_to_ready_ms: round(pct(afterListening, 0.5), 0), restart_cpu_ms: round(pct(cpu, 0.5), 0), restart_rss_mb: round(idleMb),
-      unbudgeted: summary(unbudgeted),
-      [`budget_${values.budget}mb`]: summary(budgeted),
+      unbudgeted: unbudgeted && summary(unbudgeted),
+      [`budget_${values.budget}mb`]: budgeted && summary(budgeted),
       identical_answers: identical,
       [`each_of_${small.length}_once_budget_${values["small-budget"]}mb`]: summary(once),
       load_average: loadavg().map((l) => round(l)),
     };
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else {
-      const rows = ([["no budget", unbudgeted], [`--memory-budget ${values.budget}`, budgeted], [`${small.length} once, --memory-budget ${values["small-budget"]}`, once]] as const).map(([label, r]) => {
+      const runs: Array<[string, RunResult | undefined]> = [["no budget", unbudgeted], [`--memory-budget ${values.budget}`, budgeted], [`${small.length} once, --memory-budget ${values["small-budget"]}`, once]];
+      const rows = runs.filter((entry): entry is [string, RunResult] => entry[1] !== undefined).map(([label, r]) => {
         const s = summary(r);
         return [label, `${s.warm_p50_ms}/${s.warm_p99_ms}`, `${s.cold_p50_ms}/${s.cold_p99_ms}`, String(s.cold_500_tools_p50_ms), String(s.loads_per_min), String(s.evictions_per_min), `${s.rss_baseline_mb}/${s.rss_max_mb}/${s.rss_end_mb}/${s.rss_settled_mb}`];
       });
       process.stdout.write(`${table(["run", "warm p50/p99 ms", "cold p50/p99 ms", "cold 450+ p50", "loads/min", "evictions/min", "RSS start/max/end/settled MB"], rows).join("\n")}\n`);
       process.stdout.write(`${count} collections, ${result.tools} tools; restart to ready ${result.restart_to_ready_ms} ms (${result.listening_to_ready_ms} ms of it after listening, ${result.restart_cpu_ms} ms of CPU; RSS ${result.restart_rss_mb} MB); identical answers with and without a budget: ${identical}; load average ${result.load_average.join(" ")}\n`);
     }
-    if (!identical) process.exitCode = 1;
+    if (identical === false) process.exitCode = 1;
   } finally {
     if (!values.dir) rmSync(dir, { recursive: true, force: true });
   }

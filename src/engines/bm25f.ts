@@ -218,7 +218,7 @@ export class Bm25fIndex {
   memoryBytes(): number {
     this.flush();
     let bytes = this.ids.length * (8 + 8 * this.fields.length + 96);
-    this.postings.forEach((posting, t) => (bytes += 200 + this.terms[t].length + 8 * posting.slots.length));
+    this.postings.forEach((posting, t) => (bytes += TERM_BYTES + this.terms[t].length + 8 * posting.slots.length));
     // Made on first need after `fromState` (see `undefer`): one term id per posting entry, plus the typo vocabulary.
     if (!this.deferred) for (const posting of this.postings) bytes += 8 * posting.count + 48;
     return bytes;
@@ -791,6 +791,14 @@ function lowerBound(list: Int32Array, length: number, value: number): number {
 }
 
 const EMPTY = new Int32Array(0);
+
+/**
+ * The fixed heap cost of one term: its posting object, its two typed-array views, its vocabulary map entry and array
+ * slots, and its string's header. Measured, not guessed: 200 snapshot-loaded collections (334k terms, 70k tools)
+ * held ~360 bytes per term after a full collection beyond their entries; the 200 counted before made a 64 MB
+ * budget hold about 1.3× its size in live heap.
+ */
+const TERM_BYTES = 340;
 
 /**
  * Gives a list room for `size` entries, doubling its capacity: a list that is a view of a shared buffer (after a bulk

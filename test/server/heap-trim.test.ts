@@ -80,3 +80,11 @@ test("V8's collector is reachable without --expose-gc and frees unreachable memo
   gc();
   assert.ok(ref.deref() === undefined, "the unreachable arrays were collected");
 });
+
+test("tightenHeapGrowth: under load-and-drop churn V8's heap peaks well below where its own growth factor takes it", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const peak = (mode: string) => Number(execFileSync(process.execPath, ["--import", "tsx", "test/fixtures/heap-churn.ts", mode], { encoding: "utf8" }));
+  const loose = peak("default");
+  const tight = peak("tight");
+  assert.ok(tight < 0.75 * loose, `peak heap ${(tight / MB).toFixed(0)} MB tightened vs ${(loose / MB).toFixed(0)} MB by default`);
+});
