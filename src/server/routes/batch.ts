@@ -37,8 +37,6 @@ export async function batchRoutes(app: FastifyInstance, { collections }: { colle
     const upserted = new Set(upsert.map((item) => item.key));
     const both = remove.filter((key) => upserted.has(key));
     if (both.length) throw new ToolsearchError("request_invalid", `${name} batch: ${both.map((k) => JSON.stringify(k)).join(", ")} both upserted and deleted; send each key once`);
-    const result = await collections.store.batch(name, upsert, remove);
-    await collections.sync();
-    return result;
+    return collections.writes.batch(name, upsert, remove);
   });
 }

@@ -77,8 +77,7 @@ export async function collectionRoutes(app: FastifyInstance, { collections }: { 
       });
     }
     if (existing?.kind === "mcp") requireScope(request, "admin", name);
-    const { created, collection } = await store.putCollection(name, kind, config, items);
-    await collections.sync();
+    const { created, collection } = await collections.writes.putCollection(name, kind, config, items);
     // Committed either way; should the index lag (store hiccup while catching up), answer from the stored record.
     const loaded = collections.find(name);
     const answer = loaded ? summary(collections, loaded) : { name, kind, size: collection.size, updated_at: collection.updatedAt };
@@ -93,8 +92,7 @@ export async function collectionRoutes(app: FastifyInstance, { collections }: { 
     const existing = await store.getCollection(name);
     if (existing?.kind === "mcp") requireScope(request, "admin", name);
     requireWritable(request.apiKey, existing?.kind ?? "tools", "collection");
-    if (!(await store.deleteCollection(name))) throw new ToolsearchError("unknown_collection", `Unknown collection ${JSON.stringify(name)}.`);
-    await collections.sync();
+    if (!(await collections.writes.deleteCollection(name))) throw new ToolsearchError("unknown_collection", `Unknown collection ${JSON.stringify(name)}.`);
     return reply.code(204).send();
   });
 }

@@ -115,8 +115,7 @@ export async function curationRoutes(app: FastifyInstance, { collections }: { co
         throw new ToolsearchError("forbidden", `Replacing the ${kind} of a collection needs a key that sees every tool in it.`);
       }
       const value = check[kind](request.body, `${kind} of collection ${name}`);
-      await collections.store.putCuration(name, kind, value);
-      await collections.sync();
+      await collections.writes.putCuration(name, kind, value);
       return value;
     });
   }

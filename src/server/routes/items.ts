@@ -107,8 +107,7 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
     requireWritable(caller, collection.kind, [key]);
     const item = checkOneItem(kind, request.body, key, `${c}/${segment}/${key}`);
     const ifMatch = await storedMatch(c, key, request.headers["if-match"], caller);
-    const result = await conditional(caller, () => store.putItem(c, item, { ifMatch }));
-    await collections.sync();
+    const result = await conditional(caller, () => collections.writes.putItem(c, item, { ifMatch }));
     withEtag(reply, result.item, caller).code(result.created ? 201 : 200);
     return kind === "tools" ? toolDefinition(result.item.body) : result.item.body;
   });
@@ -144,8 +143,7 @@ function registerKind(app: FastifyInstance, collections: Collections, kind: Item
     const collection = await target(c);
     requireWritable(caller, collection.kind, [key]);
     const ifMatch = await storedMatch(c, key, request.headers["if-match"], caller);
-    if (!(await conditional(caller, () => store.deleteItem(c, key, { ifMatch })))) throw missing(c, key);
-    await collections.sync();
+    if (!(await conditional(caller, () => collections.writes.deleteItem(c, key, { ifMatch })))) throw missing(c, key);
     return reply.code(204).send();
   });
 }

@@ -74,7 +74,7 @@ export async function reviewRoutes(app: FastifyInstance, { collections, audit }:
     await gateway.reloadPins();
     const started = performance.now();
     const held = await gateway.decide({ approve, reject });
-    await collections.touch(name);
+    await collections.writes.touch(name);
     const who = request.apiKey?.id ?? "anonymous";
     const durationMs = performance.now() - started;
     for (const tool of approve) audit?.record({ who, action: "review_approve", collection: name, target: tool, outcome: "ok", durationMs });
