@@ -133,8 +133,8 @@ export class ChangeApplier {
       Object.assign(collection, (await loader.build(record, false)).collection);
       return false;
     }
-    const keys = touchedKeys(changes);
-    if (keys.size > 0) await this.applyItems(collection, keys);
+    // Curation changes name no item, but the record's version still moves past them.
+    if (changes.length > 0) await this.applyItems(collection, touchedKeys(changes));
     return true;
   }
 

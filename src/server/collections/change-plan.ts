@@ -63,7 +63,7 @@ export async function itemChangesSince(store: Pick<Store, "changesSince">, name:
   }
 }
 
-/** The keys a list of item changes touched. */
+/** The item keys a list of one collection's changes touched (a curation change names no item: it is re-read at swap-in). */
 export function touchedKeys(changes: Change[]): Set<string> {
-  return new Set(changes.map((change) => change.key!));
+  return new Set(changes.filter((change) => change.scope === "item").map((change) => change.key!));
 }
