@@ -142,3 +142,25 @@ test("an mcp collection's manifests: stored per server, dropped for servers a re
     await collections.close();
   });
 });
+
+test("position: applied and head change sequence and when a change was last applied; writes land through collections.writes", async () => {
+  await withStores(async (writer, reader) => {
+    const replica = new Collections(reader, { log: () => {} });
+    await replica.start();
+    assert.deepEqual(await replica.position(), { appliedSeq: 0, headSeq: 0, lastAppliedAt: undefined });
+    await writer.putCollection("weather", "tools", {}, []);
+    await writer.putItem("weather", { key: "a_tool", body: tool("a_tool", "Alpha helper.") });
+    assert.deepEqual(await replica.position(), { appliedSeq: 0, headSeq: 2, lastAppliedAt: undefined }, "another process wrote: two behind");
+    const before = Date.now();
+    await replica.sync();
+    const { appliedSeq, headSeq, lastAppliedAt } = await replica.position();
+    assert.equal(appliedSeq, 2);
+    assert.equal(headSeq, 2);
+    assert.ok(lastAppliedAt !== undefined && lastAppliedAt >= before);
+    await replica.writes.putItem("weather", { key: "b_tool", body: tool("b_tool", "Beta helper.") });
+    assert.ok(replica.get("weather").tools!.get("b_tool"), "the writer reads its own write");
+    assert.equal(replica.appliedSeq, await replica.headSeq());
+    await replica.idle();
+    await replica.close();
+  });
+});

@@ -7,7 +7,7 @@
  *
  * Sessions live in the gateway's session table (src/mcp/http-sessions.ts): one idle for `sessionIdleMs` is closed,
  * and beyond `maxSessions` a new one is refused with 503 and a JSON-RPC error saying why. A session outlives a replace
- * of its collection (src/server/collections.ts hands it to the new gateway); a deleted collection, or a revoked key,
+ * of its collection (src/server/collections/gateway-host.ts hands it to the new gateway); a deleted collection, or a revoked key,
  * ends it, and its next request is told which.
  */
 import { randomUUID } from "node:crypto";

@@ -15,7 +15,7 @@ import { SnapshotSchedule } from "../../../src/server/collections/snapshot-sched
 import type { CollectionEvent } from "../../../src/server/collections/types.js";
 import { UsageSignals } from "../../../src/server/collections/usage-signals.js";
 import type { Store } from "../../../src/store/types.js";
-import { freshStore, toolItem } from "./helpers.js";
+import { withStore, toolItem } from "./helpers.js";
 
 /** The applier and the parts it changes, wired as `Collections` wires them. */
 function partsOf(store: Store, budget?: number) {
@@ -36,8 +36,7 @@ async function since(store: Store, seq: number) {
 }
 
 test("a plan re-reads the keys of a loaded collection; an idle one only has its record re-read", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     await store.putCollection("crm", "tools", {}, [toolItem("a", "Alpha.")]);
     await store.putCollection("ops", "tools", {}, [toolItem("x", "Ex.")]);
     const { applier, residents, loader, snapshots } = partsOf(store);
@@ -53,14 +52,11 @@ test("a plan re-reads the keys of a loaded collection; an idle one only has its 
     assert.equal(residents.recordOf("ops")!.size, 2, "its record is re-read");
     assert.deepEqual(snapshots.pending, ["crm"]);
     snapshots.stop();
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("a swap-in catches up with changes applied to the record meanwhile, and gives up on a collection deleted meanwhile", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     await store.putCollection("crm", "tools", {}, [toolItem("a", "Alpha.")]);
     const { applier, residents, loader, snapshots } = partsOf(store);
     residents.know((await store.getCollection("crm"))!);
@@ -75,14 +71,11 @@ test("a swap-in catches up with changes applied to the record meanwhile, and giv
     assert.equal(await applier.swapIn(again), undefined);
     assert.equal(residents.isLoaded("crm"), false);
     snapshots.stop();
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("under a budget the least recently used collection is evicted, its unsaved changes saved first", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     for (const name of ["a", "b"]) await store.putCollection(name, "tools", {}, [toolItem(`${name}_tool`, `The ${name} tool.`)]);
     const probe = partsOf(store);
     const one = (await probe.loader.build((await store.getCollection("a"))!)).collection.tools!.memoryBytes();
@@ -96,14 +89,11 @@ test("under a budget the least recently used collection is evicted, its unsaved 
     assert.equal(residents.knows("a"), true);
     assert.equal(await store.snapshotVersion("a"), residents.recordOf("a")!.version, "saved before it was dropped");
     snapshots.stop();
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("a deleted collection is dropped: index, record and stored snapshot", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     await store.putCollection("crm", "tools", {}, [toolItem("a", "Alpha.")]);
     const { applier, residents, loader, snapshots } = partsOf(store);
     residents.know((await store.getCollection("crm"))!);
@@ -116,7 +106,5 @@ test("a deleted collection is dropped: index, record and stored snapshot", async
     assert.equal(residents.knows("crm"), false);
     assert.equal(residents.isLoaded("crm"), false);
     assert.equal(await store.snapshotVersion("crm"), undefined);
-  } finally {
-    await store.close();
-  }
+  });
 });

@@ -8,7 +8,7 @@ import type { ChangePlan } from "../../../src/server/collections/change-plan.js"
 import { ChangeFollower, type ChangeTarget } from "../../../src/server/collections/change-follower.js";
 import { SerialQueue } from "../../../src/server/collections/serial-queue.js";
 import type { Store } from "../../../src/store/types.js";
-import { freshStore, toolItem } from "./helpers.js";
+import { withStore, toolItem } from "./helpers.js";
 
 /** A target that records what it is asked to do. */
 function recorder(): ChangeTarget & { plans: ChangePlan[]; reloads: number } {
@@ -24,8 +24,7 @@ function recorder(): ChangeTarget & { plans: ChangePlan[]; reloads: number } {
 const keysOf = (plans: ChangePlan[]) => plans.flatMap((plan) => [...plan.keys].flatMap(([name, keys]) => [...keys].map((key) => `${name}/${key}`)));
 
 test("sync hands every page after the position to the target as a plan, in order, and moves the position", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     await store.putCollection("crm", "tools", {}, []);
     let clock = 1000;
     const target = recorder();
@@ -43,14 +42,11 @@ test("sync hands every page after the position to the target as a plan, in order
     assert.deepEqual(await follower.position(), { appliedSeq: 5, headSeq: 5, lastAppliedAt: 2000 });
     await follower.sync();
     assert.equal(target.plans.length, 2, "nothing new: nothing applied twice");
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("follow syncs on the store's own notifications; stop ends that", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const target = recorder();
     const queue = new SerialQueue();
     const follower = new ChangeFollower({ store, queue, target, log: assert.fail });
@@ -64,14 +60,11 @@ test("follow syncs on the store's own notifications; stop ends that", async () =
     await queue.idle();
     assert.equal(target.plans.length, 1);
     assert.equal(follower.appliedSeq, 1);
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("a log pruned past the position: every collection is reloaded, then the position is the head read before reloading", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const lines: string[] = [];
     const target = recorder();
     const follower = new ChangeFollower({ store, queue: new SerialQueue(), target, log: (line) => lines.push(line) });
@@ -84,14 +77,11 @@ test("a log pruned past the position: every collection is reloaded, then the pos
     assert.equal(target.plans.length, 0, "the pruned page is not replayed");
     assert.equal(follower.appliedSeq, 2);
     assert.match(lines.join("\n"), /pruned past seq 0; reloading every collection/);
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("a store failure while catching up is reported, never thrown, and the next sync applies what was missed", async () => {
-  const real = await freshStore();
-  try {
+  await withStore(async (real) => {
     let failures = 1;
     const store = new Proxy(real, {
       get(target, property, receiver) {
@@ -111,7 +101,5 @@ test("a store failure while catching up is reported, never thrown, and the next 
     await follower.sync();
     assert.equal(follower.appliedSeq, 1);
     assert.deepEqual(target.plans.map((plan) => [...plan.whole]), [["crm"]]);
-  } finally {
-    await real.close();
-  }
+  });
 });

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { itemChangesSince, planPage, prunedPast, touchedKeys } from "../../../src/server/collections/change-plan.js";
 import type { Change } from "../../../src/store/types.js";
-import { freshStore, toolItem } from "./helpers.js";
+import { withStore, toolItem } from "./helpers.js";
 
 let seq = 0;
 const item = (collection: string, key: string): Change => ({ seq: ++seq, collection, scope: "item", key });
@@ -38,8 +38,7 @@ test("touched keys are the item changes' keys only: a curation change names no i
 });
 
 test("item changes since a version: read page by page for that collection only; a replace or a pruned log means rebuild", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const { collection } = await store.putCollection("crm", "tools", {}, [toolItem("a", "Alpha.")]);
     await store.putCollection("kb", "docs", {}, []);
     for (const name of ["b", "c", "d"]) await store.putItem("crm", toolItem(name, `Tool ${name}.`));
@@ -54,7 +53,5 @@ test("item changes since a version: read page by page for that collection only; 
     assert.equal(await itemChangesSince(store, "crm", head, await store.latestSeq()), "rebuild", "replaced whole");
     await store.pruneChanges(head + 1);
     assert.equal(await itemChangesSince(store, "crm", collection.version, await store.latestSeq()), "rebuild", "the log no longer reaches back");
-  } finally {
-    await store.close();
-  }
+  });
 });

@@ -6,7 +6,7 @@ import { GatewayHost, manifestOwner } from "../../../src/server/collections/gate
 import type { LoadedCollection } from "../../../src/server/collections/types.js";
 import type { Gateway } from "../../../src/mcp/gateway.js";
 import type { Store } from "../../../src/store/types.js";
-import { freshStore, tool } from "./helpers.js";
+import { withStore, tool } from "./helpers.js";
 
 async function toolsCollection(name: string, tools: string[]): Promise<LoadedCollection> {
   return {
@@ -26,8 +26,7 @@ function countCloses(gateway: Gateway): () => number {
 const hostOf = (store: Store) => new GatewayHost({ store, log: assert.fail, usage: (collection) => ({ collection, record: () => {} }) });
 
 test("concurrent first sessions share one gateway; the collection is busy while it starts, idle once started with no session", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const host = hostOf(store);
     const crm = await toolsCollection("crm", ["send_email"]);
     assert.equal(await host.existing(crm), undefined);
@@ -43,14 +42,11 @@ test("concurrent first sessions share one gateway; the collection is busy while 
     const closes = countCloses(a);
     await host.closeAll([crm]);
     assert.equal(closes(), 1);
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("a replaced collection's open sessions move to the new gateway, which serves the new tools", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const host = hostOf(store);
     const before = await toolsCollection("crm", ["send_email"]);
     const old = await host.gatewayOf(before);
@@ -62,14 +58,11 @@ test("a replaced collection's open sessions move to the new gateway, which serve
     assert.equal(after.gateway!.sessionCount, 1);
     assert.equal(after.gateway!.index, after.tools);
     await host.closeAll([after]);
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("without sessions a replace creates no gateway; retiring a tools collection closes its gateway", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const host = hostOf(store);
     const before = await toolsCollection("crm", ["send_email"]);
     const closedBefore = countCloses(await host.gatewayOf(before));
@@ -81,7 +74,5 @@ test("without sessions a replace creates no gateway; retiring a tools collection
     await host.retire(after);
     assert.equal(closedAfter(), 1, "a deleted collection's gateway is closed");
     assert.equal(manifestOwner("crm"), "collection:crm");
-  } finally {
-    await store.close();
-  }
+  });
 });

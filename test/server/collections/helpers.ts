@@ -6,8 +6,18 @@ import type { Store } from "../../../src/store/types.js";
 import { makeTempDir } from "../../helpers/temp-dir.js";
 
 /** A fresh SQLite store in a temporary folder (removed when the test file's process exits). */
-export function freshStore(): Promise<Store> {
+function freshStore(): Promise<Store> {
   return openStore(join(makeTempDir("toolsearch-collections-"), "store.sqlite"));
+}
+
+/** Runs `body` on a fresh SQLite store, closed afterwards whatever happens. */
+export async function withStore(body: (store: Store) => Promise<void>): Promise<void> {
+  const store = await freshStore();
+  try {
+    await body(store);
+  } finally {
+    await store.close();
+  }
 }
 
 export const tool = (name: string, description: string) => ({ name, description, input_schema: { type: "object", properties: {} } });

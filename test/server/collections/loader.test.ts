@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { CollectionLoader } from "../../../src/server/collections/loader.js";
 import { saveSnapshot } from "../../../src/server/snapshots.js";
 import type { CollectionRecord, Store } from "../../../src/store/types.js";
-import { freshStore, noMcp, tool, toolItem } from "./helpers.js";
+import { withStore, noMcp, tool, toolItem } from "./helpers.js";
 
 function loaderOf(store: Store, lines: string[] = []): CollectionLoader {
   return new CollectionLoader({ store, snapshots: true, log: (line) => lines.push(line), startMcp: noMcp });
@@ -22,8 +22,7 @@ async function withSnapshot(store: Store): Promise<CollectionRecord> {
 }
 
 test("from the items: every stored item indexed, a broken one reported and skipped; a snapshot is due", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const { collection } = await store.putCollection("crm", "tools", {}, [toolItem("send_email", "Send an email."), { key: "broken", body: { name: "broken", input_schema: "x" } }]);
     const lines: string[] = [];
     const { collection: built, saved } = await loaderOf(store, lines).build(collection);
@@ -32,28 +31,22 @@ test("from the items: every stored item indexed, a broken one reported and skipp
     assert.equal(built.loaded, true);
     assert.deepEqual(built.tools!.names(), ["send_email"]);
     assert.match(lines.join("\n"), /crm\/broken is stored but cannot be indexed/);
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("from a snapshot at the collection's version: the index is exactly the snapshot, no snapshot is due", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const record = await withSnapshot(store);
     const { collection, saved } = await loaderOf(store).build(record);
     assert.equal(collection.source, "snapshot");
     assert.equal(saved, true);
     assert.equal(collection.version, record.version);
     assert.equal(collection.tools!.searchSync("sales lead", { limit: 1 })[0].name, "create_lead");
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("from an older snapshot: the changes since are replayed onto it, and a snapshot is due", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     await withSnapshot(store);
     await store.putItem("crm", toolItem("aurora_alert", "Northern lights alert."));
     await store.deleteItem("crm", "close_deal");
@@ -65,14 +58,11 @@ test("from an older snapshot: the changes since are replayed onto it, and a snap
     assert.equal(collection.version, record.version);
     assert.deepEqual(collection.tools!.names().sort(), ["aurora_alert", "create_lead", "send_email"]);
     assert.equal(collection.tools!.searchSync("pigeon", { limit: 1 })[0].name, "send_email");
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("a snapshot the log cannot bring up to date (collection replaced since) is rebuilt from the items", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     await withSnapshot(store);
     const { collection: record } = await store.putCollection("crm", "tools", {}, [toolItem("only_one", "The only tool.")]);
     const lines: string[] = [];
@@ -80,14 +70,11 @@ test("a snapshot the log cannot bring up to date (collection replaced since) is 
     assert.equal(collection.source, "rebuild");
     assert.deepEqual(collection.tools!.names(), ["only_one"]);
     assert.match(lines.join("\n"), /change log cannot bring it there; rebuilding it/);
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("a damaged snapshot is logged, deleted and the collection rebuilt from its items", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const record = await store.putCollection("crm", "tools", {}, [toolItem("send_email", "Send an email.")]).then((r) => r.collection);
     await store.putSnapshot({ collection: "crm", version: record.version, encoding: "raw", bytes: Buffer.from("not a snapshot") });
     const lines: string[] = [];
@@ -97,14 +84,11 @@ test("a damaged snapshot is logged, deleted and the collection rebuilt from its 
     assert.deepEqual(collection.tools!.names(), ["send_email"]);
     assert.match(lines.join("\n"), /the snapshot of crm cannot be used \(.+\); rebuilding it/);
     assert.equal(await store.getSnapshot("crm"), undefined);
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("reindex re-reads keys into an index (an absent one is removed) and says when the collection is gone", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const record = await withSnapshot(store);
     const loader = loaderOf(store);
     const { collection } = await loader.build(record);
@@ -116,7 +100,5 @@ test("reindex re-reads keys into an index (an absent one is removed) and says wh
     assert.equal(collection.bytes, undefined, "to be counted again");
     await store.deleteCollection("crm");
     assert.equal(await loader.reindex(collection, new Set(["send_email"])), false);
-  } finally {
-    await store.close();
-  }
+  });
 });

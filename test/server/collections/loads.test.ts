@@ -8,7 +8,7 @@ import { ResidentSet } from "../../../src/server/collections/resident-set.js";
 import { SerialQueue } from "../../../src/server/collections/serial-queue.js";
 import type { CollectionEvent } from "../../../src/server/collections/types.js";
 import type { CollectionRecord, Store } from "../../../src/store/types.js";
-import { freshStore, noMcp, toolItem } from "./helpers.js";
+import { withStore, noMcp, toolItem } from "./helpers.js";
 
 const record = (name: string, version: number): CollectionRecord => ({ name, kind: "tools", version, updatedAt: "2026-01-01T00:00:00.000Z", config: {}, size: 0 });
 const records = [record("a", 5), record("b", 9), record("c", 1), record("d", 7)];
@@ -36,8 +36,7 @@ function loadsOf(store: Store) {
 }
 
 test("concurrent first requests share one load, reported once with its source", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     await store.putCollection("crm", "tools", {}, [toolItem("a", "Alpha."), toolItem("b", "Beta.")]);
     const { loads, residents, events, reads } = loadsOf(store);
     const all = await Promise.all(Array.from({ length: 5 }, () => loads.load("crm")));
@@ -48,20 +47,15 @@ test("concurrent first requests share one load, reported once with its source", 
     await loads.load("crm");
     assert.equal(reads(), 2, "a load after the first settled is a new one (the caller checks what is loaded)");
     await loads.settled();
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("a collection gone from the store loads as undefined and its record is forgotten", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const { loads, residents, events } = loadsOf(store);
     residents.know(record("gone", 3));
     assert.equal(await loads.load("gone"), undefined);
     assert.equal(residents.knows("gone"), false);
     assert.deepEqual(events, []);
-  } finally {
-    await store.close();
-  }
+  });
 });

@@ -10,7 +10,7 @@ import { SerialQueue } from "../../../src/server/collections/serial-queue.js";
 import { SnapshotSchedule, type SnapshotScheduleOptions } from "../../../src/server/collections/snapshot-schedule.js";
 import type { LoadedCollection } from "../../../src/server/collections/types.js";
 import type { Store } from "../../../src/store/types.js";
-import { freshStore, noMcp, toolItem } from "./helpers.js";
+import { withStore, noMcp, toolItem } from "./helpers.js";
 
 /** The store with a loaded `crm` of two tools, and a schedule over it (applied: the store's head unless given). */
 async function setUp(store: Store, options: Partial<SnapshotScheduleOptions> = {}) {
@@ -24,8 +24,7 @@ async function setUp(store: Store, options: Partial<SnapshotScheduleOptions> = {
 }
 
 test("a burst of changes is saved once, a while after the last one, at the collection's version", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     let writes = 0;
     const counting = Object.assign(Object.create(store) as Store, { putSnapshot: (snapshot: Parameters<Store["putSnapshot"]>[0]) => (writes++, store.putSnapshot(snapshot)) });
     const { crm, schedule } = await setUp(store, { store: counting, snapshots: { saveDelayMs: 30 } });
@@ -37,14 +36,11 @@ test("a burst of changes is saved once, a while after the last one, at the colle
     assert.equal(await store.snapshotVersion("crm"), crm.version);
     assert.deepEqual(schedule.pending, []);
     assert.equal(writes, 1);
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("a version above the last change applied is not saved until the changes are applied", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     let applied = 0;
     const { crm, schedule } = await setUp(store, { appliedSeq: () => applied });
     schedule.markUnsaved(crm);
@@ -54,14 +50,11 @@ test("a version above the last change applied is not saved until the changes are
     assert.equal(await schedule.saveAll(), 1);
     assert.equal(await schedule.saveAll(), 0, "nothing pending");
     schedule.stop();
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("a collection about to be dropped is saved first when it has unsaved changes, and forgotten either way", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const { crm, schedule } = await setUp(store);
     await schedule.saveBeforeDrop("crm");
     assert.equal(await store.snapshotVersion("crm"), undefined, "nothing unsaved: nothing written");
@@ -70,14 +63,11 @@ test("a collection about to be dropped is saved first when it has unsaved change
     assert.equal(await store.snapshotVersion("crm"), crm.version);
     assert.deepEqual(schedule.pending, []);
     schedule.stop();
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("mcp collections and a replica with snapshots off schedule nothing; a deleted collection's snapshot is deleted", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const { crm, schedule } = await setUp(store);
     schedule.markUnsaved({ ...crm, name: "fx", kind: "mcp" });
     assert.deepEqual(schedule.pending, []);
@@ -90,7 +80,5 @@ test("mcp collections and a replica with snapshots off schedule nothing; a delet
     assert.equal(off.enabled, false);
     off.markUnsaved(crm);
     assert.deepEqual(off.pending, []);
-  } finally {
-    await store.close();
-  }
+  });
 });

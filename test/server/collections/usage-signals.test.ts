@@ -6,7 +6,7 @@ import type { LoadedCollection } from "../../../src/server/collections/types.js"
 import { UsageSignals } from "../../../src/server/collections/usage-signals.js";
 import type { Store, UsageEvent } from "../../../src/store/types.js";
 import type { UsageLearner } from "../../../src/usage/events.js";
-import { freshStore, noMcp, toolItem } from "./helpers.js";
+import { withStore, noMcp, toolItem } from "./helpers.js";
 
 async function crmOf(store: Store): Promise<LoadedCollection> {
   const { collection } = await store.putCollection("crm", "tools", {}, [toolItem("book_leave", "Book vacation days off work."), toolItem("send_email", "Send an email to a customer.")]);
@@ -17,8 +17,7 @@ const top = (collection: LoadedCollection, query: string) => collection.tools!.s
 const event = (kind: UsageEvent["kind"], tools: string[], extra: Partial<UsageEvent> = {}): UsageEvent => ({ collection: "crm", session: "s1", kind, tools, at: new Date().toISOString(), ...extra });
 
 test("curation from the store reaches the index: synonyms, pinned rules and the learning switch", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const crm = await crmOf(store);
     const signals = new UsageSignals({ store, log: assert.fail, find: () => crm });
     assert.equal(top(crm, "pto"), undefined);
@@ -29,14 +28,11 @@ test("curation from the store reaches the index: synonyms, pinned rules and the 
     assert.equal(top(crm, "pto"), "book_leave");
     assert.equal(top(crm, "email"), "book_leave", "pinned first");
     assert.equal(crm.learningOff, true);
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("recorded usage goes to the store and to the loaded collection's learner at once; the learner is rebuilt from the store", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const crm = await crmOf(store);
     const signals = new UsageSignals({ store, log: assert.fail, find: (name) => (name === "crm" ? crm : undefined) });
     await signals.loadLearner(crm);
@@ -52,20 +48,15 @@ test("recorded usage goes to the store and to the loaded collection's learner at
     await signals.loadLearner(crm);
     assert.notEqual(crm.learner, real, "a new learner…");
     assert.equal(crm.learner!.signal.evidence, 1, "…that learned the same pair from the stored events");
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("a store that refuses usage events is logged, never thrown", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const lines: string[] = [];
     const failing = Object.assign(Object.create(store) as Store, { recordUsage: () => Promise.reject(new Error("disk full")) });
     const signals = new UsageSignals({ store: failing, log: (line) => lines.push(line), find: () => undefined });
     await signals.record("crm", [event("load", ["send_email"])]);
     assert.match(lines.join("\n"), /could not record usage of crm: disk full/);
-  } finally {
-    await store.close();
-  }
+  });
 });

@@ -7,11 +7,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { CollectionWrites } from "../../../src/server/collections/writes.js";
-import { freshStore, toolItem } from "./helpers.js";
+import { withStore, toolItem } from "./helpers.js";
 
 test("each write lands in the store and is followed by one sync, with the store's answer passed back", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     const heads: number[] = [];
     const writes = new CollectionWrites(store, async () => void heads.push(await store.latestSeq()));
     assert.equal((await writes.putCollection("crm", "tools", {}, [toolItem("a", "Alpha.")])).created, true);
@@ -24,14 +23,11 @@ test("each write lands in the store and is followed by one sync, with the store'
     assert.equal(heads.length, 7, "one sync per write");
     assert.deepEqual(heads, [...heads].sort((a, b) => a - b));
     assert.equal(heads[heads.length - 1], await store.latestSeq(), "each sync comes after its write committed");
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("a write the store refuses throws its error and syncs nothing", async () => {
-  const store = await freshStore();
-  try {
+  await withStore(async (store) => {
     let syncs = 0;
     const writes = new CollectionWrites(store, async () => void syncs++);
     await writes.putCollection("crm", "tools", {}, [toolItem("a", "Alpha.")]);
@@ -39,9 +35,7 @@ test("a write the store refuses throws its error and syncs nothing", async () =>
     await assert.rejects(writes.putItem("nowhere", toolItem("a", "Alpha.")), { code: "unknown_collection" });
     await assert.rejects(writes.touch("nowhere"), { code: "unknown_collection" });
     assert.equal(syncs, 1);
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test("routes write through collections.writes: none calls sync or a store write method itself", () => {
