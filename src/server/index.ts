@@ -10,7 +10,7 @@
  * await app.listen({ port: 8080 });
  */
 export { buildService, type ServiceOptions } from "./app.js";
-export { Collections, type CollectionsOptions, type LoadedCollection } from "./collections.js";
+export { Collections, type CollectionsOptions, type LoadedCollection, type ReplicaPosition } from "./collections.js";
 export { createApiKey, hashKey, scopeAllows, type NewKeyOptions } from "./auth.js";
 export { STATUS_BY_CODE, toErrorAnswer, type ErrorBody } from "./errors.js";
 export { seedCollections, collectionNameOf, type SeedFiles } from "./seed.js";

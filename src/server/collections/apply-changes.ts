@@ -14,13 +14,12 @@
  */
 import type { Store } from "../../store/types.js";
 import { MB } from "../collection-cache.js";
-import { itemChangesSince, type ChangePlan, touchedKeys } from "./change-plan.js";
+import { type ChangePlan, itemChangesSince, touchedKeys } from "./change-plan.js";
 import type { GatewayHost } from "./gateway-host.js";
 import type { Built, CollectionLoader } from "./loader.js";
 import { bytesOf, type ResidentSet } from "./resident-set.js";
 import type { SnapshotSchedule } from "./snapshot-schedule.js";
-import type { CollectionEvent, LoadedCollection } from "./types.js";
-import { refreshFrom } from "./types.js";
+import { type CollectionEvent, type LoadedCollection, refreshFrom } from "./types.js";
 import type { UsageSignals } from "./usage-signals.js";
 
 /** What `ChangeApplier` needs: the other parts of `Collections`. */
