@@ -279,16 +279,19 @@ export class UpstreamRegistry {
   }
 
   /**
+   * What the pins let through of a server's listing; remembered for later decisions. Pins record what the upstream
+   * offers, before the server block's allow/deny filter (applied by `setServerTools`): widening the filter then serves
+   * a tool at once instead of holding it as "new", which would make the operator's own edit look like a rug pull.
+   */
+  private pinnedTools(server: string, listed: McpTool[]): McpTool[] {
+    this.listed.set(server, listed);
+    return this.pinBook!.apply(server, listed);
+  }
+
+  /**
    * Replaces the indexed tools of one server (called on connect, `list_changed`, and with [] when it goes down);
    * returns the positions in `tools` of those indexed. What it skips is told to `note`.
    */
-  /** What the pins let through of a server's listing (its allow/deny filter first); remembered for later decisions. */
-  private pinnedTools(server: string, listed: McpTool[]): McpTool[] {
-    const keep = toolFilter(this.options.config?.mcpServers[server]?.tools);
-    this.listed.set(server, listed);
-    return this.pinBook!.apply(server, listed.filter((tool) => keep(tool.name)));
-  }
-
   private setServerTools(server: string, listed: McpTool[], note = this.log): number[] {
     const config = this.options.config?.mcpServers[server];
     const keep = toolFilter(config?.tools);
