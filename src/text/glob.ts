@@ -26,8 +26,16 @@ export interface GlobOptions {
   counter?: { steps: number };
 }
 
-/** A compiled glob: whether a whole text matches it. */
-export type GlobMatcher = (text: string) => boolean;
+/**
+ * A compiled glob: whether a whole text matches it. The text may be given as its code points (`codePoints`), so that
+ * many globs tried on one text (the rules of a collection, on each search) split it once.
+ */
+export type GlobMatcher = (text: string | readonly number[]) => boolean;
+
+/** A text's code points, the form globs compare. */
+export function codePoints(text: string): number[] {
+  return Array.from(text, (c) => c.codePointAt(0)!);
+}
 
 const ANY = -1;
 
@@ -45,7 +53,7 @@ export function compileGlob(pattern: string, options: GlobOptions = {}): GlobMat
     return chars.includes(ANY) ? { chars } : { chars, failure: failureTable(chars) };
   });
   const counter = options.counter;
-  return (text) => matchSegments(segments, [...text].map((c) => c.codePointAt(0)!), counter);
+  return (text) => matchSegments(segments, typeof text === "string" ? codePoints(text) : text, counter);
 }
 
 /** Whether `text` matches `pattern` as a whole (a one-off `compileGlob`). */
@@ -53,7 +61,7 @@ export function matchGlob(pattern: string, text: string, options?: GlobOptions):
   return compileGlob(pattern, options)(text);
 }
 
-function matchSegments(segments: Segment[], text: number[], counter?: { steps: number }): boolean {
+function matchSegments(segments: Segment[], text: readonly number[], counter?: { steps: number }): boolean {
   const first = segments[0];
   const last = segments[segments.length - 1];
   if (segments.length === 1) return first.chars.length === text.length && matchesAt(first.chars, text, 0, counter);
@@ -75,7 +83,7 @@ function same(p: number, c: number): boolean {
   return p === ANY || p === c;
 }
 
-function matchesAt(chars: number[], text: number[], at: number, counter?: { steps: number }): boolean {
+function matchesAt(chars: number[], text: readonly number[], at: number, counter?: { steps: number }): boolean {
   for (let i = 0; i < chars.length; i++) {
     if (counter) counter.steps++;
     if (!same(chars[i], text[at + i])) return false;
@@ -84,7 +92,7 @@ function matchesAt(chars: number[], text: number[], at: number, counter?: { step
 }
 
 /** The leftmost place in `text[from, end)` where the segment fits whole, or -1. */
-function find(segment: Segment, text: number[], from: number, end: number, counter?: { steps: number }): number {
+function find(segment: Segment, text: readonly number[], from: number, end: number, counter?: { steps: number }): number {
   const { chars, failure } = segment;
   if (!chars.length) return from;
   if (!failure) {

@@ -10,7 +10,7 @@
  * ```
  */
 import type { Ranked } from "../engines/top-k.js";
-import { compileGlob, type GlobMatcher } from "../text/glob.js";
+import { codePoints, compileGlob, type GlobMatcher } from "../text/glob.js";
 import type { PinRule, Rules } from "./curation.js";
 
 /** A tool the rule put first, and where. */
@@ -33,8 +33,8 @@ export class PinnedRules {
 
   /** The first rule matching the query, if any. */
   match(query: string): PinRule | undefined {
-    const normal = normalize(query);
-    return this.compiled.find((c) => c.matches(normal))?.rule;
+    const points = codePoints(normalize(query));
+    return this.compiled.find((c) => c.matches(points))?.rule;
   }
 
   /**
