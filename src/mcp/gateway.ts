@@ -58,9 +58,11 @@ export interface GatewayOptions {
   manifests?: ManifestStore;
   /**
    * Pin each upstream tool's definition (SPEC §16): changed, new and flagged definitions are held for review and the
-   * pinned ones keep being served. The store is shared by replicas and read again by `reloadPins`.
+   * pinned ones keep being served. The store is shared by replicas and read again by `reloadPins`, and every
+   * `pollMs` (default 0 = never) when a review decision was stored elsewhere (`toolsearch mcp review` in another
+   * process): the sessions then see the decided definitions without a restart.
    */
-  pins?: { store: PinStore } & Omit<PinOptions, "trustNewTools" | "log">;
+  pins?: { store: PinStore; pollMs?: number } & Omit<PinOptions, "trustNewTools" | "log">;
   /** Whose manifests (and pins) these are (default `gateway`; the service uses `collection:<name>`). */
   owner?: string;
   /** Where OAuth tokens of remote servers are kept, sealed (default: `manifests`, when it is a full store). */

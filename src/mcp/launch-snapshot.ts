@@ -27,7 +27,8 @@ import type { ServerControls } from "./config.js";
 export type SnapshotSettings = Pick<Store, "getSetting" | "setSetting">;
 
 /** Bumped whenever what a snapshot holds or how it is built changes, so older ones are rebuilt, not misread. */
-const FORMAT = 1;
+// 2: `indexed` positions count in the pinned listing before the allow/deny filter (issue 38).
+const FORMAT = 2;
 
 /** Snapshots kept per owner (one per set of server names), so that editing a configuration often leaves no trail. */
 export const KEPT_SETS = 4;

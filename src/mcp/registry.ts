@@ -68,6 +68,7 @@ export class UpstreamRegistry {
   /** The last tool list each server gave, so a review decision can re-apply it. */
   private readonly listed = new Map<string, McpTool[]>();
   private pinBook?: PinBook;
+  private decisionWatch?: NodeJS.Timeout;
   private firstAttempts: Promise<void> = Promise.resolve();
   private savingSnapshot: Promise<void> = Promise.resolve();
 
@@ -88,9 +89,10 @@ export class UpstreamRegistry {
     await this.startOpenApis(Object.entries(options.config?.openapi ?? {}));
     const servers = Object.entries(options.config?.mcpServers ?? {});
     if (options.pins) {
-      const { store, ...pinOptions } = options.pins;
+      const { store, pollMs, ...pinOptions } = options.pins;
       const trustNewTools = (server: string) => options.config?.mcpServers[server]?.trust === "new-tools";
       this.pinBook = await PinBook.open(store, this.owner, { ...pinOptions, trustNewTools, log: this.log });
+      if (pollMs) this.watchDecisions(this.pinBook, pollMs);
     }
     for (const [name, config] of servers) this.upstreams.set(name, this.createUpstream(name, config));
     for (const [name] of servers) this.serverOffers.set(name, EMPTY_OFFER);
@@ -147,6 +149,33 @@ export class UpstreamRegistry {
     for (const [server, tools] of this.listed) this.setServerTools(server, tools);
   }
 
+  /**
+   * Polls the store for review decisions taken elsewhere (`toolsearch mcp review` in another process, another
+   * replica) and serves them: the pins are read again and every server's last listing re-applied, which refreshes
+   * the sessions (with `list_changed` where their tool lists change). A poll, not the change feed: SQLite announces
+   * commits only inside the process that made them.
+   */
+  private watchDecisions(book: PinBook, pollMs: number): void {
+    let busy = false;
+    let failing = false;
+    this.decisionWatch = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      book.changedElsewhere()
+        .then(async (changed) => {
+          if (changed) await this.reloadPins();
+          failing = false;
+        })
+        .catch((error: unknown) => {
+          // Told once per outage, not every poll.
+          if (!failing) this.log(`toolsearch mcp: could not look for review decisions: ${error instanceof Error ? error.message : String(error)}`);
+          failing = true;
+        })
+        .finally(() => (busy = false));
+    }, pollMs);
+    this.decisionWatch.unref();
+  }
+
   /** Approves or rejects held definitions; the approved ones are served from now on. */
   async decide(decisions: ReviewDecisions): Promise<HeldTool[]> {
     if (!this.pinBook) throw new ToolsearchError("invalid_option", "This gateway does not pin tool definitions, so nothing is held for review.");
@@ -156,6 +185,7 @@ export class UpstreamRegistry {
 
   /** Stops every upstream (stdio children are terminated), after the launch snapshot being saved is written. */
   async close(): Promise<void> {
+    clearInterval(this.decisionWatch);
     await this.savingSnapshot;
     await this.pinBook?.whenSaved();
     await Promise.all([...this.upstreams.values()].map((u) => u.close()));
@@ -279,16 +309,19 @@ export class UpstreamRegistry {
   }
 
   /**
+   * What the pins let through of a server's listing; remembered for later decisions. Pins record what the upstream
+   * offers, before the server block's allow/deny filter (applied by `setServerTools`): widening the filter then serves
+   * a tool at once instead of holding it as "new", which would make the operator's own edit look like a rug pull.
+   */
+  private pinnedTools(server: string, listed: McpTool[]): McpTool[] {
+    this.listed.set(server, listed);
+    return this.pinBook!.apply(server, listed);
+  }
+
+  /**
    * Replaces the indexed tools of one server (called on connect, `list_changed`, and with [] when it goes down);
    * returns the positions in `tools` of those indexed. What it skips is told to `note`.
    */
-  /** What the pins let through of a server's listing (its allow/deny filter first); remembered for later decisions. */
-  private pinnedTools(server: string, listed: McpTool[]): McpTool[] {
-    const keep = toolFilter(this.options.config?.mcpServers[server]?.tools);
-    this.listed.set(server, listed);
-    return this.pinBook!.apply(server, listed.filter((tool) => keep(tool.name)));
-  }
-
   private setServerTools(server: string, listed: McpTool[], note = this.log): number[] {
     const config = this.options.config?.mcpServers[server];
     const keep = toolFilter(config?.tools);

@@ -2,7 +2,8 @@
  * Per-server tool selection: `"tools": {"allow": [globs], "deny": [globs]}` on the upstream's own tool names. A tool
  * is kept when it matches some `allow` glob (or there is no `allow` list) and no `deny` glob. Globs know `*` (any run
  * of characters, including none) and `?` (one character); everything else is literal, and matching is case-sensitive
- * because tool names are.
+ * because tool names are. The globs come from configuration and keys, so they run on the non-backtracking matcher
+ * (text/glob.ts).
  *
  * @example
  * ```ts
@@ -11,6 +12,7 @@
  * keep("read_secret"); // false
  * ```
  */
+import { compileGlob } from "../text/glob.js";
 
 /** The `tools` field of a server block. */
 export interface ToolSelection {
@@ -18,15 +20,9 @@ export interface ToolSelection {
   deny?: string[];
 }
 
-/** A tool-name glob as an anchored regular expression. */
-export function globToRegExp(glob: string): RegExp {
-  const source = [...glob].map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&"))).join("");
-  return new RegExp(`^${source}$`, "s");
-}
-
 /** A predicate on upstream tool names; keeps everything when `selection` is absent. */
 export function toolFilter(selection: ToolSelection | undefined): (tool: string) => boolean {
-  const allow = selection?.allow?.map(globToRegExp);
-  const deny = (selection?.deny ?? []).map(globToRegExp);
-  return (tool) => (!allow || allow.some((re) => re.test(tool))) && !deny.some((re) => re.test(tool));
+  const allow = selection?.allow?.map((glob) => compileGlob(glob));
+  const deny = (selection?.deny ?? []).map((glob) => compileGlob(glob));
+  return (tool) => (!allow || allow.some((match) => match(tool))) && !deny.some((match) => match(tool));
 }

@@ -11,6 +11,7 @@ import { bundle, parse } from "@readme/openapi-parser";
 import { parse as parseYaml } from "yaml";
 import { convertObj } from "swagger2openapi";
 import { ToolsearchError } from "../errors.js";
+import { type DetachedExtension, detachExtensionRefs, extensionWarnings } from "./extensions.js";
 import { BROKEN_REF, readPointer } from "./refs.js";
 
 /** A loaded document: OpenAPI 3.x with only internal `$ref`s. */
@@ -52,9 +53,10 @@ export async function loadOpenApi(spec: string | object, label?: string): Promis
 }
 
 /**
- * Parses the document, and bundles it only when it refers to other files. Internal references are left for refs.ts to
- * follow per operation, so that one broken reference (often in a response nobody imports) costs only the operations
- * that use it, not the whole document.
+ * Parses the document, drops the vendor extensions that hold references (extensions.ts: they are not schema), and
+ * bundles it only when it refers to other files. Internal references are left for refs.ts to follow per operation, so
+ * that one broken reference (often in a response nobody imports) costs only the operations that use it, not the whole
+ * document.
  */
 async function bundleOrExplain(spec: string | object, source: string, warnings: string[]): Promise<Record<string, unknown>> {
   // The http resolver is switched off: a spec must not make an import (or a test) reach the network.
@@ -64,37 +66,45 @@ async function bundleOrExplain(spec: string | object, source: string, warnings: 
   try {
     parsed = (await parse(api, options)) as unknown;
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("the document is not an object");
-    if (!hasExternalRef(parsed)) return parsed as Record<string, unknown>;
-    return (await bundle(api, options)) as unknown as Record<string, unknown>;
   } catch (error) {
-    const refused = parserError(error, source);
-    if (parsed === undefined || !/a \$ref cannot be resolved/.test(refused.message)) throw refused;
+    throw parserError(error, source);
   }
-  // Some reference to another file cannot be read. Published specs carry such references where no operation looks
-  // (a vendor extension, an unused component), so each one stands in a marker instead, the operations that reach a
-  // marker are skipped, and the rest of the document is bundled as it would have been.
+  warnings.push(...extensionWarnings(detachExtensionRefs(parsed)));
+  if (!hasExternalRef(parsed)) return parsed as Record<string, unknown>;
+  return bundleMarked(spec, parsed as Record<string, unknown>, source, warnings);
+}
+
+/**
+ * Bundles a parsed document whose references may not all resolve. Published specs carry references to files that are
+ * not there or to parts that are missing, where no operation looks (an unused component) or where only some do, so
+ * each broken one stands in a marker instead, the operations that reach a marker are skipped, and the rest of the
+ * document is bundled as it would have been.
+ */
+async function bundleMarked(spec: string | object, parsed: Record<string, unknown>, source: string, warnings: string[]): Promise<Record<string, unknown>> {
   const base = typeof spec === "string" ? dirname(resolve(spec)) : undefined;
   const doc = structuredClone(parsed) as Record<string, unknown>;
   const files = new Map<string, unknown>();
   const broken = markBrokenRefs(doc, base, files);
+  const detached: DetachedExtension[] = [];
   try {
     // The references left are absolute paths that load; the files they name are read through `markingReader`, so
     // that a broken reference inside one of them becomes a marker too.
-    const reader = { resolve: { file: markingReader(files, broken, base ?? "."), http: { canRead: false } } } as unknown as Parameters<typeof bundle>[1];
+    const reader = { resolve: { file: markingReader(files, broken, detached, base ?? "."), http: { canRead: false } } } as unknown as Parameters<typeof bundle>[1];
     return (await bundle(doc as Parameters<typeof bundle>[0], reader)) as unknown as Record<string, unknown>;
   } catch (error) {
     throw parserError(error, source);
   } finally {
+    warnings.push(...extensionWarnings(detached));
     for (const { ref, at, reason } of broken) warnings.push(`$ref ${ref} at ${at} cannot be resolved (${reason}): operations that use it are skipped`);
   }
 }
 
 /**
- * The bundler's file reader for the second attempt: it serves each file the document refers to with that file's own
- * unreadable references (to files missing, or to parts missing in it or in other files) replaced by markers, listed in
- * `broken`. `root` is the document's folder, which the locations in warnings are relative to.
+ * The bundler's file reader for the second attempt: it serves each file the document refers to without its vendor
+ * extensions that hold references (listed in `detached`), and with its own unreadable references (to files missing,
+ * or to parts missing in it or in other files) replaced by markers, listed in `broken`. `root` is the document's folder, which the locations in warnings are relative to.
  */
-function markingReader(files: Map<string, unknown>, broken: BrokenRef[], root: string) {
+function markingReader(files: Map<string, unknown>, broken: BrokenRef[], detached: DetachedExtension[], root: string) {
   return {
     order: 1,
     canRead: (file: { url: string }) => !/^https?:/i.test(file.url),
@@ -103,7 +113,9 @@ function markingReader(files: Map<string, unknown>, broken: BrokenRef[], root: s
       const reason = unreadable(path, "", files);
       if (reason) throw new Error(`Error opening file ${path}: ${reason}`);
       const content = structuredClone(files.get(path));
-      broken.push(...markBrokenRefs(content, dirname(path), files, relative(root, path)));
+      const where = relative(root, path);
+      detached.push(...detachExtensionRefs(content).map(({ name, at }) => ({ name, at: `${where}${at}` })));
+      broken.push(...markBrokenRefs(content, dirname(path), files, where));
       return JSON.stringify(content);
     },
   };
@@ -132,18 +144,19 @@ interface BrokenRef {
  */
 function markBrokenRefs(doc: unknown, base: string | undefined, files: Map<string, unknown>, file?: string): BrokenRef[] {
   const broken: BrokenRef[] = [];
-  const original = file === undefined ? undefined : structuredClone(doc);
+  // Pointers are read in the document as written, not as it is being marked.
+  const original = structuredClone(doc);
   const visit = (node: unknown, at: string): void => {
     if (typeof node !== "object" || node === null) return;
     for (const [key, value] of Object.entries(node)) {
       const where = `${at}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
       const ref = (value as { $ref?: unknown } | null)?.$ref;
       const internal = typeof ref === "string" && ref.startsWith("#");
-      if (typeof ref !== "string" || (internal && file === undefined)) {
+      if (typeof ref !== "string") {
         visit(value, where);
         continue;
       }
-      const reason = internal ? missingPart(original, ref) : fileRefProblem(ref, base, files, (path, pointer) => ((value as { $ref: string }).$ref = `${path}#${pointer}`));
+      const reason = internal ? missingPart(original, ref, file === undefined ? "the document" : "that file") : fileRefProblem(ref, base, files, (path, pointer) => ((value as { $ref: string }).$ref = `${path}#${pointer}`));
       if (reason) {
         broken.push({ ref, at: `${file ?? ""}${where}`, reason });
         (node as Record<string, unknown>)[key] = { [BROKEN_REF]: { ref, reason: file === undefined ? reason : `${reason}, in ${file}` } };
@@ -154,9 +167,21 @@ function markBrokenRefs(doc: unknown, base: string | undefined, files: Map<strin
   return broken;
 }
 
-/** Why a reference inside a file to a part of that same file cannot be read, or undefined when it can. */
-function missingPart(content: unknown, ref: string): string | undefined {
-  return readPointer(content, ref) === undefined ? `nothing at ${ref} in that file` : undefined;
+/**
+ * Why a reference to a part of the same document or file cannot be read, or undefined when it can or when that is not
+ * known yet: a pointer that runs into a `$ref` on its way (`#/components/x/A` where `x` is `{"$ref": "other.yaml"}`)
+ * is left to the bundler, which follows it.
+ */
+function missingPart(content: unknown, ref: string, where: string): string | undefined {
+  if (!ref.startsWith("#")) return undefined;
+  const parts = ref.slice(1).split("/").slice(1).map((p) => safeDecodeUri(p).replace(/~1/g, "/").replace(/~0/g, "~"));
+  let node: unknown = content;
+  for (const part of parts) {
+    if (typeof node !== "object" || node === null) return `nothing at ${ref} in ${where}`;
+    if (!Object.hasOwn(node, part)) return typeof (node as { $ref?: unknown }).$ref === "string" ? undefined : `nothing at ${ref} in ${where}`;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return undefined;
 }
 
 /** Why a reference to another file cannot be read, or undefined after `readable` was told its absolute path. */

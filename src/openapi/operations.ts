@@ -177,7 +177,7 @@ function mergedParameters(doc: unknown, source: string, pathItem: Record<string,
     if (!Array.isArray(list)) continue;
     const listed = new Set<string>();
     for (const raw of list) {
-      const parameter = derefObject<ParameterObject>(doc, raw, source);
+      const parameter = repairFlags(derefObject<ParameterObject>(doc, raw, source), PARAMETER_FLAGS, warnings);
       if (typeof parameter?.name !== "string" || typeof parameter.in !== "string") throw new SkipOperation("a parameter has no name or no \"in\"");
       const key = `${parameter.in}:${parameter.name}`;
       // OpenAPI forbids the same parameter twice in one list; the last one is what such a spec's own tools tend to use.
@@ -187,6 +187,29 @@ function mergedParameters(doc: unknown, source: string, pathItem: Record<string,
     }
   }
   return [...byKey.values()];
+}
+
+const PARAMETER_FLAGS = ["required", "deprecated", "explode", "allowReserved", "allowEmptyValue"];
+
+/**
+ * A parameter or request body with its boolean fields as booleans: published specs write `"required": "false"`, a
+ * string that reads as true. "true" and "false" become the booleans they spell; any other string is left out. Each
+ * repair is told once per operation. Returns a copy (the document is shared by every operation).
+ */
+function repairFlags<T>(object: T, flags: string[], warnings: string[]): T {
+  if (typeof object !== "object" || object === null) return object;
+  let out: Record<string, unknown> | undefined;
+  for (const flag of flags) {
+    const value = (object as Record<string, unknown>)[flag];
+    if (typeof value !== "string") continue;
+    out ??= { ...(object as Record<string, unknown>) };
+    const spelled = value.trim().toLowerCase();
+    if (spelled === "true" || spelled === "false") out[flag] = spelled === "true";
+    else delete out[flag];
+    const note = `repaired: "${flag}": ${JSON.stringify(value)} is a string: ${spelled === "true" || spelled === "false" ? `read as ${spelled}` : "left out"}`;
+    if (!warnings.includes(note)) warnings.push(note);
+  }
+  return (out ?? object) as T;
 }
 
 /** The parameter's schema with its own description, deprecation and example folded in. */
@@ -218,7 +241,7 @@ interface MediaTypeObject {
 /** The request body in the media type toolsearch sends best (JSON, then form, multipart, text, then bytes). */
 function requestBody(doc: unknown, source: string, inliner: SchemaInliner, operation: Record<string, unknown>, warnings: string[]): BodyChoice | undefined {
   if (operation.requestBody === undefined) return undefined;
-  const body = derefObject<{ content?: Record<string, MediaTypeObject>; required?: boolean; description?: unknown }>(doc, operation.requestBody, source);
+  const body = repairFlags(derefObject<{ content?: Record<string, MediaTypeObject>; required?: boolean; description?: unknown }>(doc, operation.requestBody, source), ["required"], warnings);
   const content = body?.content ?? {};
   const types = Object.keys(content);
   if (types.length === 0) {

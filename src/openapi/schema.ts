@@ -15,6 +15,8 @@ const NUMERIC_KEYWORDS = [
   "maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties",
 ];
 const NUMBER_TEXT = /^\s*-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+/** Keywords that may be booleans; published specs sometimes write one as a string (`"additionalProperties": "true"`). */
+const BOOLEAN_KEYWORDS = ["additionalProperties", "uniqueItems", "nullable", "readOnly", "writeOnly", "deprecated", "exclusiveMaximum", "exclusiveMinimum"];
 
 /** How a schema is translated: the document's OpenAPI version, and where each repair of a slip is told. */
 export interface SchemaContext {
@@ -47,9 +49,15 @@ export function toJsonSchema(node: Record<string, unknown>, context?: SchemaCont
 
 /**
  * Repairs the slips of published specs that would make the schema invalid, each told to `context.repaired`:
- * numbers written as strings, `nullable` in a 3.1 document, a list of types in a 3.0 one.
+ * booleans and numbers written as strings, `nullable` in a 3.1 document, a list of types in a 3.0 one.
  */
 function repairSlips(out: Record<string, unknown>, context: SchemaContext): void {
+  for (const key of BOOLEAN_KEYWORDS) {
+    const value = out[key];
+    if (typeof value !== "string" || !/^\s*(true|false)\s*$/i.test(value)) continue;
+    out[key] = value.trim().toLowerCase() === "true";
+    context.repaired(`"${key}": ${JSON.stringify(value)} is a string: read as ${out[key]}`);
+  }
   for (const key of NUMERIC_KEYWORDS) {
     const value = out[key];
     if (typeof value !== "string") continue;

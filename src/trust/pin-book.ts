@@ -9,14 +9,22 @@
  * await book.decide({ approve: ["math__add"] });
  * ```
  */
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolsearchError } from "../errors.js";
 import type { HoldReason, PinRecord, Store } from "../store/types.js";
 import { type Decision, decide, definitionDigest, type Pin, reviewListing } from "./pins.js";
 
-/** The part of the store the pin book uses. */
-export type PinStore = Pick<Store, "listPins" | "putPins">;
+/**
+ * The part of the store the pin book uses. With settings, each decision also leaves a mark there, which a running
+ * gateway polls (`changedElsewhere`) to serve a decision made by another process without a restart.
+ */
+export type PinStore = Pick<Store, "listPins" | "putPins"> & Partial<Pick<Store, "getSetting" | "setSetting">>;
+
+/** The settings key of an owner's last review decision (a fresh id per decision, so any change shows). */
+export function decisionMarkKey(owner: string): string {
+  return `pins-decided:${owner}`;
+}
 
 /** How a gateway pins its upstreams' tools. */
 export interface PinOptions {
@@ -70,6 +78,8 @@ export class PinBook {
   private readonly byServer = new Map<string, Map<string, PinRecord>>();
   private saving: Promise<void> = Promise.resolve();
   private readonly log: (line: string) => void;
+  /** The decision mark as of the last reload or own decision (JSON text; "" for none). */
+  private seenMark = "";
 
   private constructor(
     private readonly store: PinStore,
@@ -89,6 +99,8 @@ export class PinBook {
 
   /** Re-reads every pin from the store (another replica or `toolsearch mcp review` may have decided). */
   async reload(): Promise<void> {
+    // The mark first: a decision stored between the two reads is then seen again by the next `changedElsewhere`.
+    this.seenMark = await this.readMark();
     const pins = await this.store.listPins(this.owner);
     this.byServer.clear();
     for (const pin of pins) this.pinsOf(pin.server).set(pin.tool, pin);
@@ -159,9 +171,32 @@ export class PinBook {
       return decide(this.pinsOf(server).get(tool)!, decision);
     });
     await this.store.putPins(pins);
+    // The decision stands without its mark; only a running gateway elsewhere then sees it later (at its restart).
+    await this.leaveMark().catch((error: unknown) => this.log(`toolsearch mcp: could not announce the review decision to running gateways: ${error instanceof Error ? error.message : String(error)}`));
     for (const pin of pins) this.remember(pin);
     for (const [name, decision] of chosen) this.options.onDecision?.({ owner: this.owner, name, decision, definition: definitionDigest(held.get(name)!.held) });
     return [...new Set(pins.map((p) => p.server))];
+  }
+
+  /**
+   * Whether a decision was stored since this book last read the store (by `toolsearch mcp review` in another
+   * process, another replica, or REST): one small settings read, so a gateway can afford to ask every few seconds.
+   * Always false for a store without settings.
+   */
+  async changedElsewhere(): Promise<boolean> {
+    return (await this.readMark()) !== this.seenMark;
+  }
+
+  private async readMark(): Promise<string> {
+    if (!this.store.getSetting) return "";
+    return JSON.stringify((await this.store.getSetting(decisionMarkKey(this.owner))) ?? null);
+  }
+
+  private async leaveMark(): Promise<void> {
+    if (!this.store.setSetting) return;
+    const mark = { id: randomUUID(), at: new Date().toISOString() };
+    await this.store.setSetting(decisionMarkKey(this.owner), mark);
+    this.seenMark = JSON.stringify(mark);
   }
 
   /** A digest of every pin's state: equal digests serve the same definitions of the same listings. */

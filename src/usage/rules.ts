@@ -10,6 +10,7 @@
  * ```
  */
 import type { Ranked } from "../engines/top-k.js";
+import { codePoints, compileGlob, type GlobMatcher } from "../text/glob.js";
 import type { PinRule, Rules } from "./curation.js";
 
 /** A tool the rule put first, and where. */
@@ -20,10 +21,10 @@ export interface PinnedPlace {
 }
 
 export class PinnedRules {
-  private readonly compiled: { rule: PinRule; pattern: RegExp }[];
+  private readonly compiled: { rule: PinRule; matches: GlobMatcher }[];
 
   constructor(rules: Rules) {
-    this.compiled = rules.rules.map((rule) => ({ rule, pattern: globPattern(rule.query) }));
+    this.compiled = rules.rules.map((rule) => ({ rule, matches: globPattern(rule.query) }));
   }
 
   get size(): number {
@@ -32,8 +33,8 @@ export class PinnedRules {
 
   /** The first rule matching the query, if any. */
   match(query: string): PinRule | undefined {
-    const normal = normalize(query);
-    return this.compiled.find((c) => c.pattern.test(normal))?.rule;
+    const points = codePoints(normalize(query));
+    return this.compiled.find((c) => c.matches(points))?.rule;
   }
 
   /**
@@ -64,8 +65,10 @@ function normalize(text: string): string {
   return text.trim().toLowerCase().replace(/\s+/g, " ");
 }
 
-/** A whole-query pattern: `*` is any run of characters, everything else literal. */
-function globPattern(query: string): RegExp {
-  const parts = normalize(query).split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${parts.join(".*")}$`, "s");
+/**
+ * A whole-query pattern: `*` is any run of characters, everything else literal (`?` too: queries are questions).
+ * Patterns come from outside (REST, catalog files), so they never reach a backtracking `RegExp` (text/glob.ts).
+ */
+function globPattern(query: string): GlobMatcher {
+  return compileGlob(normalize(query), { questionMark: "literal" });
 }

@@ -44,6 +44,18 @@ describe("curation and usage routes (SPEC §17)", () => {
     assert.deepEqual(why.pinned, { rule: "stock*", position: 1 });
   });
 
+  it("rules: a hostile pattern (issue 38) answers a 900-letter query, and the service stays up", async () => {
+    const hostile = `${"*a".repeat(20)}*b`;
+    assert.equal((await call("PUT", "/v1/collections/weather/rules", { rules: [{ query: hostile, pin: ["get_company_news"] }] })).statusCode, 200);
+    // On a backtracking RegExp (^.*a.*a…b$) this search never answered and /healthz stopped with it.
+    const long = await call("POST", "/v1/collections/weather/search", { query: "a".repeat(900) }, s.keys.read);
+    assert.equal(long.statusCode, 200, long.body);
+    assert.ok(!long.json().results.some((r: { name: string }) => r.name === "get_company_news"), "the rule does not match: the query has no b");
+    assert.equal((await top(`${"a".repeat(899)}b`))[0], "get_company_news", "and it still matches what it should");
+    assert.equal((await s.app.inject({ method: "GET", url: "/healthz" })).statusCode, 200);
+    assert.equal((await call("PUT", "/v1/collections/weather/rules", { rules: [] })).statusCode, 200);
+  });
+
   it("usage: searches with a session and reported calls teach the learned signal, which survives a restart and can be switched off", async () => {
     const before = await top("protect my savings", { limit: 3 });
     for (let i = 0; i < 40; i++) {

@@ -2,7 +2,7 @@
  * `toolsearch mcp review [--approve NAME…] [--reject NAME…] [--json] [--store PATH]`: lists the upstream tool
  * definitions the gateway holds (changed, new, or flagged by the poisoning lint rules) with a diff against what it
  * serves, and approves or rejects them (SPEC §16). It works on the store, so the gateway need not run; a running
- * gateway picks the decisions up when it restarts.
+ * gateway serves a decision within its `--review-poll` (each decision leaves a mark in the store's settings).
  */
 import type { Command } from "commander";
 import { GATEWAY_OWNER } from "../../mcp/manifests.js";

@@ -35,6 +35,7 @@ interface McpFlags extends EmbedderFlags {
   maxSessions: number;
   trustUpdates?: boolean;
   pinFrom?: string;
+  reviewPoll: number;
   usage: boolean;
   learning: boolean;
 }
@@ -64,6 +65,7 @@ export function registerMcp(program: Command): void {
     .option("--max-sessions <n>", "with --http, most sessions open at once (one more gets HTTP 503)", parseInteger("--max-sessions", 1, 10_000_000), DEFAULT_MAX_SESSIONS)
     .option("--trust-updates", "serve changed upstream tool definitions at once instead of holding them for review (flagged ones are still held)")
     .option("--pin-from <file>", 'pin these reviewed definitions, as {"<server>": [tool, …]}; what differs is held for review')
+    .option("--review-poll <seconds>", "how often to look in the store for decisions of `toolsearch mcp review` and serve them; 0 = only at start", parseInteger("--review-poll", 0, 86_400), 2)
     // stdout carries the protocol, so --json only changes how a start-up error is reported: one JSON line on stderr.
     .option("--json", "report start-up errors as one line of JSON on stderr");
   registerMcpImport(command);
@@ -91,7 +93,7 @@ export function registerMcp(program: Command): void {
       const gateway = await Gateway.start({
         config, catalog, docs, manifests, usage,
         configFile: flags.config,
-        pins: manifests && { store: manifests, trustUpdates: flags.trustUpdates, pinFrom },
+        pins: manifests && { store: manifests, trustUpdates: flags.trustUpdates, pinFrom, pollMs: flags.reviewPoll * 1000 },
         eager: flags.eager,
         exposeFound: flags.exposeFound,
         waitForUpstreams: false,

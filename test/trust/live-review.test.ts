@@ -1,0 +1,143 @@
+/**
+ * Review decisions take effect live (issue 38): an MCP client session stays open on a running gateway while a held
+ * definition is approved elsewhere, and the session then sees the approved definition, with
+ * `notifications/tools/list_changed` because the tool is in its `tools/list` (`alwaysLoad`).
+ * - `toolsearch mcp` as a real child process on a real SQLite store, with the approval made by `toolsearch mcp review
+ *   --approve` in another process (the gateway polls the store, `--review-poll`);
+ * - the service's `/mcp/{c}` over real HTTP, with the approval made over REST (announced through the change feed).
+ * The upstream is drifting-server.mjs, a real stdio MCP server whose tools come from a file.
+ */
+import assert from "node:assert/strict";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { runCliAsync } from "../helpers/cli.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
+import { CLI, eventually, ROOT, textOf } from "../mcp/helpers.js";
+import { makeService, type TestService } from "../server/helpers.js";
+
+const SERVER = join(ROOT, "test", "fixtures", "mcp", "drifting-server.mjs");
+const object = (properties: Record<string, object> = {}) => ({ type: "object", properties });
+const ECHO = { name: "echo", description: "Echoes the given text back.", inputSchema: object({ text: { type: "string" } }) };
+const ECHO_V2 = { name: "echo", description: "Echoes the given text back, upper-cased when asked.", inputSchema: object({ text: { type: "string" }, upper: { type: "boolean" } }) };
+
+/** A client that counts the `tools/list_changed` notifications it receives. */
+function countingClient(name: string): { client: Client; changes: () => number } {
+  const client = new Client({ name, version: "1.0.0" });
+  let changes = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    changes++;
+  });
+  return { client, changes: () => changes };
+}
+
+async function describedEcho(client: Client, name: string): Promise<string> {
+  const text = textOf(await client.callTool({ name: "describe_tool", arguments: { name } }));
+  return text.startsWith("{") ? (JSON.parse(text) as { description: string }).description : text;
+}
+
+async function listedEcho(client: Client, name: string): Promise<string | undefined> {
+  return (await client.listTools()).tools.find((t) => t.name === name)?.description;
+}
+
+describe("live review: toolsearch mcp sees a decision of toolsearch mcp review in another process", () => {
+  const dir = makeTempDir("toolsearch-live-review-");
+  const storePath = join(dir, "store.sqlite");
+  const toolsFile = join(dir, "tools.json");
+  const configFile = join(dir, "mcp.json");
+  const clients: Client[] = [];
+  after(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const gateway = async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ["--import", "tsx", CLI, "mcp", "--config", configFile, "--store", storePath, "--eager", "--review-poll", "1"],
+      cwd: ROOT,
+      stderr: "ignore",
+    });
+    const counting = countingClient("live-review");
+    await counting.client.connect(transport);
+    clients.push(counting.client);
+    return counting;
+  };
+
+  before(() => {
+    writeFileSync(configFile, JSON.stringify({ mcpServers: { math: { command: process.execPath, args: [SERVER], env: { DRIFT_TOOLS_FILE: toolsFile }, alwaysLoad: ["echo"] } } }));
+  });
+
+  it("an open session gets list_changed and the approved definition, without a restart", async () => {
+    writeFileSync(toolsFile, JSON.stringify([ECHO]));
+    const first = await gateway();
+    await eventually(async () => (await listedEcho(first.client, "math__echo")) === ECHO.description);
+    await first.client.close();
+
+    writeFileSync(toolsFile, JSON.stringify([ECHO_V2]));
+    const { client, changes } = await gateway();
+    await eventually(async () => (await listedEcho(client, "math__echo")) !== undefined);
+    assert.equal(await listedEcho(client, "math__echo"), ECHO.description, "the pinned definition is served while the change is held");
+    const review = await runCliAsync(["mcp", "review", "--store", storePath, "--json"]);
+    assert.equal(review.code, 0, review.stderr);
+    assert.deepEqual((JSON.parse(review.stdout) as { held: { name: string; reason: string }[] }).held.map((h) => [h.name, h.reason]), [["math__echo", "changed"]]);
+
+    const before = changes();
+    const approved = await runCliAsync(["mcp", "review", "--store", storePath, "--approve", "math__echo"]);
+    assert.equal(approved.code, 0, approved.stderr);
+    await eventually(() => changes() > before, 100, 100);
+    assert.equal(await listedEcho(client, "math__echo"), ECHO_V2.description);
+    assert.equal(await describedEcho(client, "math__echo"), ECHO_V2.description);
+    const call = await client.callTool({ name: "math__echo", arguments: { text: "hi", upper: true } });
+    assert.ok(!call.isError, textOf(call));
+    assert.equal(textOf(call), 'echo ran with {"text":"hi","upper":true}', "the new parameter passes the pinned schema now");
+  });
+});
+
+describe("live review: the service's /mcp/{c} sees a REST decision in an open session", () => {
+  let s: TestService;
+  let base: string;
+  let toolsFile: string;
+  const clients: Client[] = [];
+  const put = (version: string) => s.app.inject({
+    method: "PUT", url: "/v1/collections/math", headers: s.auth(s.keys.admin),
+    payload: { kind: "mcp", mcpServers: { math: { command: process.execPath, args: [SERVER], env: { DRIFT_TOOLS_FILE: toolsFile, VERSION: version }, alwaysLoad: ["echo"] } } },
+  });
+  const held = async () => ((await s.app.inject({ method: "GET", url: "/v1/collections/math/review", headers: s.auth(s.keys.admin) })).json() as { held: { name: string }[] }).held;
+
+  before(async () => {
+    s = await makeService();
+    base = await s.app.listen({ port: 0, host: "127.0.0.1" });
+    toolsFile = join(s.dir, "tools.json");
+  });
+  after(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    await s?.close();
+  });
+
+  it("an open session gets list_changed and the approved definition", async () => {
+    writeFileSync(toolsFile, JSON.stringify([ECHO]));
+    assert.equal((await put("1")).statusCode, 201);
+    await eventually(async () => (await s.store.listPins("collection:math")).length > 0, 300);
+    writeFileSync(toolsFile, JSON.stringify([ECHO_V2]));
+    assert.equal((await put("2")).statusCode, 200);
+    await eventually(async () => (await held()).length > 0, 300);
+
+    const { client, changes } = countingClient("live-review-service");
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp/math`), { requestInit: { headers: s.auth(s.keys.admin) } }));
+    clients.push(client);
+    await eventually(async () => (await listedEcho(client, "math__echo")) !== undefined);
+    assert.equal(await listedEcho(client, "math__echo"), ECHO.description);
+
+    const before = changes();
+    const approved = await s.app.inject({ method: "POST", url: "/v1/collections/math/review", headers: s.auth(s.keys.admin), payload: { approve: ["math__echo"] } });
+    assert.equal(approved.statusCode, 200, approved.body);
+    await eventually(() => changes() > before, 100, 100);
+    await eventually(async () => (await listedEcho(client, "math__echo")) === ECHO_V2.description);
+    assert.equal(await describedEcho(client, "math__echo"), ECHO_V2.description);
+  });
+});
