@@ -22,7 +22,7 @@ import { type Decision, decide, definitionDigest, type Pin, reviewListing } from
 export type PinStore = Pick<Store, "listPins" | "putPins"> & Partial<Pick<Store, "getSetting" | "setSetting">>;
 
 /** The settings key of an owner's last review decision (a fresh id per decision, so any change shows). */
-export function decisionMarkKey(owner: string): string {
+function decisionMarkKey(owner: string): string {
   return `pins-decided:${owner}`;
 }
 
