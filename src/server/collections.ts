@@ -30,6 +30,7 @@
  * its upstreams' manifests in the store (owner `collection:<name>`), so after a restart it is searchable without
  * starting any server, and a server starts on the first call that needs it (SPEC §11).
  */
+import type { ScreenMode } from "../trust/screen.js";
 import type { Document } from "../catalog/documents.js";
 import type { Embedder } from "../embeddings/embedder.js";
 import { ToolsearchError } from "../errors.js";
@@ -55,6 +56,8 @@ export interface CollectionsOptions {
   exposeFound?: boolean;
   /** `--trust-updates`: `mcp` collections serve changed upstream definitions at once (flagged ones are still held). */
   trustUpdates?: boolean;
+  /** `--screen-results`: what `mcp` collections do with upstream results aimed at the model (default `warn`). */
+  screenResults?: ScreenMode;
   /** Where problems with stored items or upstreams are reported (default: stderr). */
   log?: (line: string) => void;
   /** Changes read per page while catching up (default 1000). */
@@ -569,6 +572,7 @@ export class Collections {
         owner: manifestOwner(record.name),
         // Upstream definitions are pinned; changes wait for review (routes/review.ts).
         pins: { store: this.store, trustUpdates: this.options.trustUpdates },
+        screenResults: this.options.screenResults,
         waitForUpstreams: false,
         exposeFound: this.options.exposeFound,
         upstream: this.options.upstream,

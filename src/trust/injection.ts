@@ -63,6 +63,24 @@ export function hasOrderCue(text: string): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Tags that set text apart for the model.
+
+/** Blocks that mark text as addressed to the model: `<IMPORTANT>`, `<system>`, `[INST]`, chat-template tokens. */
+const HIDDEN_BLOCKS: { what: string; re: RegExp }[] = [
+  { what: "a hidden-instruction tag", re: /<\s*\/?\s*(important|system|system[-_ ]?prompt|instructions?|hidden|secret|admin|assistant|critical|directive|override|ai[-_ ]?(only|instructions?|note))\s*>/i },
+  { what: "a chat-template marker", re: /\[\/?(INST|SYS|SYSTEM)\]|<\|(im_start|im_end|system|assistant|user|endoftext)\|>|<<\/?SYS>>/ },
+];
+
+/** A tag or chat-template token that sets text apart as orders to the model. */
+export function hiddenBlock(text: string): Detection | undefined {
+  for (const { what, re } of HIDDEN_BLOCKS) {
+    const m = re.exec(text);
+    if (m) return { match: m[0], what };
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Addressed to the model.
 
 /** Who a model is, as attacks call it. Bare "model" and "agent" are left out: honest tools have model and agent parameters. */
@@ -94,13 +112,16 @@ const ADDRESSED: RegExp[] = [
 const THIRD_PERSON = new RegExp(`\\b(the|any|all|every|each)?\\s*${AI}\\s+([\\w,']+\\s+){0,4}?(must|should|shall|needs? to|has to|have to|is\\s+(required|instructed|expected|asked|told|supposed|permitted|allowed)\\s+to|are\\s+(required|instructed|expected|asked|told|supposed|permitted|allowed)\\s+to)\\s+(?!be\\b|have\\b|exist|belong|contain|match|support)(not\\s+)?\\w+`, "i");
 const OVERREACH = /\b(silently|secretly|quietly|covertly|without\s+(telling|informing|reporting|asking|mentioning|notifying|commentary)|regardless|no\s+matter\s+what|safety|guardrails|restrictions|trusted\s+instructions|(every|each)\s+(single\s+)?(message|conversation|response|reply|turn|session|request)|all\s+(future|subsequent)|disable|bypass|skip|only\s+with\s+the\s+raw|never\s+(mention|tell|reveal)|the\s+user\s+(must|should)\s+not)\b/i;
 
-/** Text that speaks to the model and gives it an order. */
-export function addressedToModel(text: string): Detection | undefined {
+/**
+ * Text that speaks to the model and gives it an order. `thirdPerson: "any"` counts "the assistant must …" without an
+ * overreach: right for tool *results*, where no honest page or error tells the reading model what to do.
+ */
+export function addressedToModel(text: string, options: { thirdPerson?: "overreach" | "any" } = {}): Detection | undefined {
   for (const window of windows(text)) {
     const match = first(ADDRESSED, window);
     if (match && hasInstructionCue(window)) return { match, what: "text addressed to the model" };
     const third = THIRD_PERSON.exec(window);
-    if (third && OVERREACH.test(window)) return { match: third[0], what: "text addressed to the model" };
+    if (third && (options.thirdPerson === "any" || OVERREACH.test(window))) return { match: third[0], what: "text addressed to the model" };
   }
   return undefined;
 }
@@ -116,7 +137,7 @@ const ORDERS: { what: string; re: RegExp }[] = [
   { what: "an order to keep something quiet", re: /\b(must|should)\s+never\s+(mention|reveal|disclose|say|admit)\b|\breveal\s+nothing\b|\bwithout\s+(telling|informing|notifying)\s+(anyone|anybody|them)\b/i },
   { what: "an order to keep something from the user", re: /\b(the\s+)?user\s+(must|should|need)\s*(not|n'?t)\s+(know|see|be\s+told|find\s+out|notice)\b/i },
   { what: "an order to deceive the user", re: /\btell\s+the\s+user\s+(that\s+)?(the\s+\w+\s+|it\s+)(succeeded|worked|was\s+successful|is\s+safe)\b|\blie\s+to\s+the\s+user\b|\bmislead\s+the\s+user\b/i },
-  { what: "an order to skip the user's consent", re: /\b(do\s+not|don'?t|never|no\s+need\s+to|without)\s+(ask(ing)?|request(ing)?|wait(ing)?|seek(ing)?|check(ing)?)\s+(the\s+user\s+)?(for\s+)?(the\s+user'?s\s+)?(confirmation|permission|approval|consent)\b/i },
+  { what: "an order to skip the user's consent", re: /\b(do\s+not|don'?t|never|no\s+need\s+to|without|must\s+not|should\s+not|shouldn'?t)\s+(ask(ing)?|request(ing)?|wait(ing)?|seek(ing)?|check(ing)?)\s+(the\s+user\s+)?(for\s+)?(the\s+user'?s\s+)?(confirmation|permission|approval|consent)\b/i },
   { what: "an order to skip the user's consent", re: /(?<!\b(not|never|n't)\s+)\b(skip|bypass|disable|turn\s+off)\s+(the\s+|its\s+|your\s+|any\s+)?(user'?s\s+)?(confirmation|approval|permission|consent|safety|security)(\s+(step|checks?|prompts?|rules|filters?))?\b|\b(treat|consider)\s+(every|each|all|this)\s+\w+\s+as\s+(pre-?)?approved\b|\b(user|human)\s+(has|have)\s+(already\s+)?(authori[sz]ed|approved|consented|opted\s+in)\b|\bhave\s+permission\s+to\s+bypass\b/i },
   { what: "an order that puts the model in another mode", re: /\byou\s+are\s+now\s+(in\s+)?(an?\s+)?[\w-]+\s+mode\b|\byou\s+are\s+now\s+[A-Z]\w*Mode\b|\b(enter|switch\s+to|activate)\s+(god|jailbreak|dan|unrestricted)\s+mode\b|\b(safety|security)\s+(checks?|rules|filters?)\s+(are|is)\s+(now\s+)?(disabled|off|suspended)\b|\b(safety|security)\s+rules\s+do\s+not\s+apply\b|\b(elevated|admin|developer)\s+mode\s+(is\s+)?on\b/i },
   { what: "an order that comes before every other tool", re: /\bbefore\s+(calling|using|invoking|running|executing)\s+(any|all|every|each)\s+(other\s+)?(tools?|functions?)\b|\b(call|use|invoke|run)\s+(this|it)\s+(tool\s+|function\s+)?before\s+(anything|doing\s+anything)\s+else\b/i },

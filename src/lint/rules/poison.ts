@@ -5,7 +5,7 @@
  * gateway holds a tool that trips an error-level rule here, so these rules aim for precision: a description that
  * mentions files, keys or a documentation URL is not poisoning; an order to the model to move such things is.
  */
-import { addressedToModel, crossToolOrder, type Detection, hiddenCarrier, identityRequest, modelDirective, ordersTheModel, roleMarker, secretRequest, selfPromotion, sentences } from "../../trust/injection.js";
+import { addressedToModel, crossToolOrder, type Detection, hiddenBlock, hiddenCarrier, identityRequest, modelDirective, ordersTheModel, roleMarker, secretRequest, selfPromotion, sentences } from "../../trust/injection.js";
 import type { LintRule, LintTool } from "../types.js";
 
 /** One piece of text of a tool's definition, with where it was found (for the message). */
@@ -68,17 +68,6 @@ function quote(text: string): string {
   return JSON.stringify(flat.length > 80 ? `${flat.slice(0, 77)}...` : flat);
 }
 
-/** A named pattern of one poisoning technique. */
-interface Pattern {
-  what: string;
-  re: RegExp;
-}
-
-/** Blocks that mark text as addressed to the model: `<IMPORTANT>`, `<system>`, `[INST]`, chat-template tokens. */
-const HIDDEN_BLOCKS: Pattern[] = [
-  { what: "a hidden-instruction tag", re: /<\s*\/?\s*(important|system|system[-_ ]?prompt|instructions?|hidden|secret|admin|assistant|critical|directive|override|ai[-_ ]?(only|instructions?|note))\s*>/i },
-  { what: "a chat-template marker", re: /\[\/?(INST|SYS|SYSTEM)\]|<\|(im_start|im_end|system|assistant|user|endoftext)\|>|<<\/?SYS>>/ },
-];
 
 /** Where secrets live: key files, credential stores, agent configs, environment files. */
 const SECRET_SOURCE = /(~|\$HOME|%USERPROFILE%)?\/?\.ssh\/[\w.-]*|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\/etc\/(passwd|shadow)\b|\.git-credentials|\.netrc\b|\.npmrc\b|\.pgpass\b|\.kube\/config|\.docker\/config\.json|\bmcp\.json\b|claude_desktop_config\.json|\.cursor\/|(^|[\s`'"(])\.env\b|\bwallet\.dat\b|\bkeychain\b|\b(conversation|chat|message)\s+history\b|\b(entire|full|whole|complete|previous|prior|earlier)\s+(conversation|chat|dialog(ue)?|transcript|messages|context)\b|\bsystem\s+prompt\b|\b(all|every|any)\s+(of\s+the\s+)?(user'?s?\s+)?(environment\s+variables|api\s+keys|secrets|credentials|passwords|tokens|private\s+keys)\b|\b(private|ssh|secret)\s+keys?\s+(file|contents?)\b/i;
@@ -90,13 +79,6 @@ const SEND_TO = /\b(send|sends|post|posts|forward|forwards|upload|uploads|transm
 /** Sending that is the tool's own, documented business (webhooks, email tools): the target is a parameter, not a literal. */
 const SENDS_TO_PARAMETER = /\b(to\s+(the\s+)?(given|specified|provided|configured|supplied|your|a|an)\b)/i;
 
-function firstHit(patterns: Pattern[], text: string): { what: string; match: string } | undefined {
-  for (const { what, re } of patterns) {
-    const m = re.exec(text);
-    if (m) return { what, match: m[0] };
-  }
-  return undefined;
-}
 
 /** "pass … as notes", naming one of the tool's own parameters without quotes or the word "parameter". */
 function intoNamedParameter(params: string[]): RegExp | undefined {
@@ -138,10 +120,7 @@ export const poisonHiddenBlock: LintRule = {
   rationale: "Tags like <IMPORTANT> or <system> and chat-template markers set text apart as orders to the model; a tool description has no reason to use them.",
   fix: "Remove the tag and say plainly what the tool does; instructions for the model do not belong in a tool definition.",
   checkTool(tool) {
-    return scan(allPassages(tool), (text) => {
-      const hit = firstHit(HIDDEN_BLOCKS, text);
-      return hit && `contains ${hit.what}: ${quote(hit.match)}`;
-    });
+    return scan(allPassages(tool), (text) => found(hiddenBlock(text)));
   },
 };
 
