@@ -310,6 +310,8 @@ const ABOUT_THE_CALLS = /\b(tools?|functions?|fields?|arguments?|options?|always
 
 /** Unicode tag characters (U+E0000–U+E007F) outside emoji flag sequences, decoded to the ASCII text they spell. */
 export function tagText(text: string): string | undefined {
+  // Every tag character is written with the high surrogate U+DB40: text without one has none (a fast first look).
+  if (!text.includes("\uDB40")) return undefined;
   const stripped = text.replace(/\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu, "");
   const tags = stripped.match(/[\u{E0000}-\u{E007F}]+/gu);
   if (!tags) return undefined;

@@ -11,6 +11,9 @@ import { after, before, describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { writeFileSync } from "node:fs";
+import { runCli } from "../helpers/cli.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseGatewayConfig } from "../../src/mcp/config.js";
 import { Gateway } from "../../src/mcp/gateway.js";
@@ -22,7 +25,7 @@ import { makeTempDir } from "../helpers/temp-dir.js";
 import { HONEST_RESULTS } from "../fixtures/screen-corpus/honest.js";
 import { INJECTED_RESULTS } from "../fixtures/screen-corpus/injected.js";
 import { makeService, type TestService } from "../server/helpers.js";
-import { connectInMemory, eventually, foundNames, ROOT, textOf } from "./helpers.js";
+import { CLI, connectInMemory, eventually, foundNames, ROOT, textOf } from "./helpers.js";
 
 const RESULT_SERVER = join(ROOT, "test", "fixtures", "mcp", "result-server.mjs");
 const upstream = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [RESULT_SERVER], ...extra });
@@ -143,5 +146,34 @@ describe("result screening on the service's /mcp/{c}", () => {
     const metrics = await (await fetch(`${base}/metrics`, { headers: s.auth(s.keys.admin) })).text();
     assert.match(metrics, /toolsearch_result_screen_flags_total\{rule="addressed-to-model",action="blocked"\} 1/);
     assert.match(metrics, /toolsearch_result_screen_flags_total\{rule="model-directive",action="flagged"\} 1/);
+  });
+});
+
+describe("toolsearch mcp --screen-results (command line)", () => {
+  it("blocks under --screen-results block and records the flags in the store's audit log, which toolsearch audit shows", async () => {
+    const dir = makeTempDir("toolsearch-screen-cli-");
+    const storePath = join(dir, "store.sqlite");
+    writeFileSync(join(dir, "mcp.json"), JSON.stringify({ mcpServers: { web: upstream() } }));
+    const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", CLI, "mcp", "--config", join(dir, "mcp.json"), "--store", storePath, "--screen-results", "block"], cwd: ROOT, stderr: "ignore" });
+    const client = new SdkClient({ name: "screen-cli", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const turn = INJECTED_RESULTS.find((r) => r.kind === "fake-turn")!.text;
+      assert.match(textOf(await call(client, "web__fetch_page", turn)), /^result_blocked: .*role-marker/);
+      assert.equal(textOf(await call(client, "web__fetch_page", "All green.")), "All green.");
+    } finally {
+      await client.close(); // the gateway writes its queued audit entries as it stops
+    }
+    await eventually(() => {
+      const run = runCli(["audit", "--store", storePath, "--json"]);
+      const entries = run.code === 0 ? (JSON.parse(run.stdout) as { entries: AuditEntry[] }).entries : [];
+      return entries.length === 2;
+    }, 50, 100);
+    const entries = (JSON.parse(runCli(["audit", "--store", storePath, "--json"]).stdout) as { entries: AuditEntry[] }).entries;
+    assert.deepEqual(entries.map((e) => [e.collection, e.target, e.outcome, e.screen?.action]), [[":gateway", "web__fetch_page", "ok", undefined], [":gateway", "web__fetch_page", "ok", "blocked"]]);
+    assert.match(runCli(["audit", "--store", storePath]).stdout, /blocked: role-marker/);
+    const bad = runCli(["mcp", "--config", join(dir, "mcp.json"), "--screen-results", "strict"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--screen-results takes off, warn, block \(got "strict"\)/);
   });
 });
