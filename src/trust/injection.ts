@@ -161,7 +161,7 @@ export function modelDirective(text: string): Detection | undefined {
 // Orders about other tools, other servers, or the whole conversation.
 
 /** A reference to tools other than this one: "any other file tool", "tools of server X", "the slack server", "the send_email tool". */
-const OTHER_TOOLS = /\b((any|all|every|the)\s+)?(other|another|alternative|rival|competing)\s+([\w-]+\s+){0,2}?(tools?|servers?|functions?|plugins?|integrations?|apis?|sources?)\b|\b(tools?|functions?)\s+(of|from|provided\s+by|on|in)\s+(the\s+)?(['"`]?[\w.-]+['"`]?\s+)?(server|servers|plugin|integration|mcp)\b|\b(the\s+)?['"`]?[\w.-]+['"`]?\s+(server|integration|plugin)('s)?\s+(tools?|[a-z]+_[\w-]+)\b|\b(the\s+)?['"`]?[\w.-]+['"`]?\s+(tools|server|integration)\s+(is|are)\b|\bother\s+servers'\s+tools\b/i;
+const OTHER_TOOLS = /\b((any|all|every|the)\s+)?(other|another|alternative|rival|competing)\s+([\w-]+\s+){0,2}?(tools?|servers?|functions?|plugins?|integrations?|apis?|sources?)\b|\b(tools?|functions?)\s+(of|from|provided\s+by|on|in)\s+(the\s+)?(['"`]?[\w.-]{1,64}['"`]?\s+)?(server|servers|plugin|integration|mcp)\b|\b(the\s+)?['"`]?[\w.-]{1,64}['"`]?\s+(server|integration|plugin)('s)?\s+(tools?|[a-z]+_[\w-]+)\b|\b(the\s+)?['"`]?[\w.-]{1,64}['"`]?\s+(tools|server|integration)\s+(is|are)\b|\bother\s+servers'\s+tools\b/i;
 /** A ban or a smear on those tools. */
 const BAN = /\b(never|do\s+not|don'?t|must\s+not|should\s+not|shouldn'?t|refuse\s+to|avoid)\s+(\w+\s+)?(call(ing)?|us(e|ing)|invok(e|ing)|trust(ing)?|rel(y|ying)\s+on|run(ning)?)\b|\b(is|are)\s+(now\s+)?(deprecated|compromised|broken|disabled|malicious|unsafe|insecure|unreliable|outdated|obsolete|corrupted|hacked|untrusted)\b|\b(must|should)\s+(be\s+)?(ignored|avoided|not\s+be\s+(used|called|trusted))\b|\breturn\s+(corrupted|outdated|wrong|false|fake|stale)\b|\bshould\s+only\s+be\s+called\s+after\b|\brefuse\s+to\s+use\b/i;
 /** A named tool (snake_case or kebab-case with at least two words). */
@@ -173,7 +173,7 @@ const TAMPER = /\b(always|also|must|should|set|add|include|append|insert|pass|co
 /** Orders about the whole conversation rather than this tool's call. */
 const CONVERSATION = /\b(from\s+now\s+on|for\s+the\s+rest\s+of\s+(the|this)\s+(conversation|session|chat|dialog(ue)?)|throughout\s+(the|this)\s+(conversation|session|chat)|in\s+(every|all|each)\s+(subsequent|future|following|later\s+)?\s*(responses?|replies|answers?|messages?|turns?)|(end|start|begin|prefix|suffix|sign)\s+(every|each|all)\s+(of\s+your\s+)?(replies|reply|responses?|answers?|messages?)|after\s+(every|each)\s+(single\s+)?(message|reply|response|turn|answer)|when\s+replying\s+to\s+the\s+user|(answer|respond|reply)\s+(to\s+)?(all|every|any)\s+(of\s+the\s+user'?s\s+)?(questions?|messages?|requests?)|(route|redirect|send)\s+all\s+(messages|requests|calls|traffic)\s+through)\b/i;
 /** Routing the user's requests to this tool instead of the one they chose. */
-const HIJACK = /\binstead\s+of\s+(the|any)\s+([\w-]+\s+)?(tool|function|server)s?\s+(they|the\s+user)\s+(name|named|ask|asked|chose|want)\b|\bcall\s+[`'"]?[a-z][\w-]*[`'"]?\s+instead\b[^.;\n]{0,40}|\b(use|call)\s+(this|it)\s+(tool\s+)?(for|on)\s+(every|all|each)\s+(request|question|task|message)s?\b/i;
+const HIJACK = /\binstead\s+of\s+(the|any)\s+([\w-]{1,64}\s+)?(tool|function|server)s?\s+(they|the\s+user)\s+(name|named|ask|asked|chose|want)\b|\bcall\s+[`'"]?[a-z][\w-]{0,63}[`'"]?\s+instead\b[^.;\n]{0,40}|\b(use|call)\s+(this|it)\s+(tool\s+)?(for|on)\s+(every|all|each)\s+(request|question|task|message)s?\b/i;
 
 /** An order about other tools, other servers or the conversation (not about this tool's own call). */
 export function crossToolOrder(text: string, selfName = ""): Detection | undefined {
@@ -203,7 +203,7 @@ export function crossToolOrder(text: string, selfName = ""): Detection | undefin
 /** Where secrets live: key files, credential stores, agent configs, environment files. */
 export const SECRET_FILE = /(~|\$HOME|%USERPROFILE%)?\/?\.ssh\/[\w.-]*|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\/etc\/(passwd|shadow)\b|\.git-credentials|\.netrc\b|\.npmrc\b|\.pgpass\b|\.kube\/config|\bkubeconfig\b|\.docker\/config\.json|\bmcp\.json\b|claude_desktop_config\.json|\.cursor\/|(^|[\s`'"(])\.env\b(?!\.example|\.sample|\.template)|\bwallet\.dat\b|\bkeychain\b/i;
 /** The environment's values: `$VAR`, `process.env.X`, `FOO_API_KEY`-style names, the whole environment. */
-const ENV_VALUE = /\$\{?[A-Z][A-Z0-9_]{2,}\}?|\bprocess\.env\b|\bos\.environ\b|\b[A-Z][A-Z0-9]*_(API_KEY|KEY|TOKEN|SECRET(_KEY)?|SECRET_ACCESS_KEY|ACCESS_KEY(_ID)?|PASSWORD|PASS|CREDENTIALS?)\b|\ball\s+(the\s+)?(environment|env)\s+var(iable)?s\b|\b(environment|env)\s+var(iable)?s?\s+(of|in|from)\s+(the\s+)?(current\s+)?(process|shell|machine|host)\b|\bprocess\s+environment\b|\bvalue\s+of\s+(the\s+)?\S+\s+(environment|env)\s+var/;
+const ENV_VALUE = /\$\{?[A-Z][A-Z0-9_]{2,}\}?|\bprocess\.env\b|\bos\.environ\b|\b[A-Z][A-Z0-9]*_(API_KEY|KEY|TOKEN|SECRET(_KEY)?|SECRET_ACCESS_KEY|ACCESS_KEY(_ID)?|PASSWORD|PASS|CREDENTIALS?)\b|\ball\s+(the\s+)?(environment|env)\s+var(iable)?s\b|\b(environment|env)\s+var(iable)?s?\s+(of|in|from)\s+(the\s+)?(current\s+)?(process|shell|machine|host)\b|\bprocess\s+environment\b|\bvalue\s+of\s+(the\s+)?\S{1,80}\s+(environment|env)\s+var/;
 /** A request for an environment value: "the value of", "set this to whatever X is", "look it up in your environment". */
 const ENV_ASK = /\b(value|values|contents?)\s+of\b|\bset\s+(this|it)\s+to\b|\bwhatever\b|\blook\s+up\b|\b(from|in)\s+(your|the)\s+(environment|env|shell)\b|\brunning\s+you\b|\bon\s+the\s+machine\b|\bseriali[sz]ed\b|KEY=VALUE|^\s*(all|every)\b|\b(read|take|copy|get|fetch|grab)\s+(it\s+|them\s+)?from\s+(the\s+|your\s+)?(environment|env|shell)\b/i;
 /** A request for a file's contents as an argument: "contents of ~/.aws/credentials", "read X and pass it as". */
@@ -282,14 +282,19 @@ const ROLE_MARKERS: RegExp[] = [
   // "[system]", "[SYSTEM NOTICE]", "[user]", "[/user]", "[Assistant]", "{{system}}"
   new RegExp(`\\[[ \\t]*\\/?[ \\t]*${ROLE}([ \\t]+(notice|message|note|override|update))?[ \\t]*\\]|\\{\\{[ \\t]*\\/?${ROLE}[ \\t]*\\}\\}`, "i"),
 ];
+const ROLE_MARKERS_GLOBAL = ROLE_MARKERS.map((re) => new RegExp(re.source, "gi"));
+/** Most markers of one kind whose turns are read. */
+const MAX_MARKERS = 50;
 /** What a fake turn says: orders, consent the user never gave, or the model's voice agreeing to something. */
 const TURN_CUE = new RegExp(`\\b(you|your|please|must|shall|should|always|never|do\\s+not|don'?t|obey|comply|grant|permission|consent(ed)?|authori[sz]ed|revoked?|disabled|elevated|reveal|share\\s+everything|i\\s+will|i'?ll|i\\s+have|i\\s+confirm|sure[,!]|understood|mode)\\b|^[\\s:\\]\\)=#*-]*(${IMPERATIVE_VERBS})\\b`, "i");
 
 /** A chat turn marker (`SYSTEM:`, `[system]`, `USER:`, `### Assistant`) that opens a turn giving orders. */
 export function roleMarker(text: string): Detection | undefined {
-  for (const re of ROLE_MARKERS) {
-    const global = new RegExp(re.source, "gi");
-    for (const m of text.matchAll(global)) {
+  for (const re of ROLE_MARKERS_GLOBAL) {
+    let seen = 0;
+    for (const m of text.matchAll(re)) {
+      // A text of thousands of markers is a log, not a fake turn: the first ones tell.
+      if (++seen > MAX_MARKERS) break;
       const turn = text.slice(m.index + m[0].length, m.index + m[0].length + 300).split(/\n\s*\n|\[\/|\{\{\//)[0];
       if (TURN_CUE.test(turn)) return { match: m[0].trim() || m[0], what: "a chat turn marker opening orders" };
     }
@@ -300,13 +305,26 @@ export function roleMarker(text: string): Detection | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 // Hidden carriers: comments, Unicode tag characters, base64.
 
-const HTML_COMMENT = /<!--([\s\S]{0,2000}?)-->/g;
+/** Longest comment read: enough for any order, and a bound on the work per comment. */
+const MAX_COMMENT_CHARS = 2000;
 const MARKDOWN_COMMENT = /^[ \t]*\[[^\]\n]{0,20}\]:[ \t]*(?:#|<>)[ \t]*\(([^)\n]{0,500})\)/gm;
 /** Words about the model, the user or the answer: a comment with an order and one of these is aimed at the model. */
 const ABOUT_THE_ANSWER = new RegExp(`\\b${AI}\\b|\\b(model|agent|the\\s+user|summar\\w+|responses?|replies|answers?|respond|reply|mention|conversation|chat|prompt|instructions?|invite|bcc|cc|forward|competitors?|silently|password|credentials?|secret|api\\s+key|every\\s+(call|query|event|request|message))\\b`, "i");
 
 /** Words about the model's calls: tools by name, "this option", "every", "always", "first". */
 const ABOUT_THE_CALLS = /\b(tools?|functions?|fields?|arguments?|options?|always|never|every|first|next|twice|from\s+now\s+on|here)\b|\b[a-z]+_[a-z_]+\b/i;
+
+/** The insides of HTML comments, found with indexOf: linear however many `<!--` a text holds. */
+function htmlComments(text: string): string[] {
+  const out: string[] = [];
+  for (let start = text.indexOf("<!--"); start !== -1; ) {
+    const end = text.indexOf("-->", start + 4);
+    if (end === -1) break; // no comment closes after this one, nor after any later one
+    out.push(text.slice(start + 4, Math.min(end, start + 4 + MAX_COMMENT_CHARS)));
+    start = text.indexOf("<!--", end + 3);
+  }
+  return out;
+}
 
 /** Unicode tag characters (U+E0000–U+E007F) outside emoji flag sequences, decoded to the ASCII text they spell. */
 export function tagText(text: string): string | undefined {
@@ -349,10 +367,11 @@ function carriesOrder(hidden: string): boolean {
 
 /** Orders hidden where a reader does not see them: HTML or Markdown comments, tag characters, base64. */
 export function hiddenCarrier(text: string): Detection | undefined {
-  for (const re of [HTML_COMMENT, MARKDOWN_COMMENT]) {
-    for (const m of text.matchAll(re)) {
-      if (carriesOrder(m[1].replace(/^-+|-+$/g, ""))) return { match: m[0], what: "a comment that carries an order" };
-    }
+  for (const comment of htmlComments(text)) {
+    if (carriesOrder(comment.replace(/^-+|-+$/g, ""))) return { match: `<!--${comment}-->`, what: "a comment that carries an order" };
+  }
+  for (const m of text.matchAll(MARKDOWN_COMMENT)) {
+    if (carriesOrder(m[1])) return { match: m[0], what: "a comment that carries an order" };
   }
   const tags = tagText(text);
   if (tags !== undefined && tags.replace(/[^\x21-\x7E]/g, "").length >= 2) return { match: tags, what: "text in invisible Unicode tag characters" };

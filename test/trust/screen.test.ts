@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { lintTools } from "../../src/lint/runner.js";
 import { applyScreen, excerptOf, SCREEN_META_KEY, screenCall, screenResult, screenText } from "../../src/trust/screen.js";
 import { HONEST_RESULTS } from "../fixtures/screen-corpus/honest.js";
 import { INJECTED_RESULTS } from "../fixtures/screen-corpus/injected.js";
@@ -52,5 +53,16 @@ describe("result screening", () => {
     assert.equal(blocked.outcome?.flags.length, 2);
     assert.deepEqual(screenCall(result, "off", "t"), { result });
     assert.equal(applyScreen(result, [], "block", "t"), result);
+  });
+
+  // Hostile shapes that make a backtracking pattern quadratic (a long token, thousands of openers without a close):
+  // each must finish in one pass. The timeout is a guard against minutes, not a benchmark.
+  it("stays linear on hostile long texts (screening 100k characters, linting a 20k description)", { timeout: 60_000 }, () => {
+    const n = 100_000;
+    const shapes = ["a".repeat(n), "a.".repeat(n / 2), "<!--".repeat(n / 4), "<!-- you must ".repeat(n / 14), "\nSYSTEM:".repeat(n / 8), "[system] ".repeat(n / 9), "Ab1+".repeat(n / 4), "the assistant ".repeat(n / 14), "when the a_b ".repeat(n / 13), String.fromCodePoint(0xe0041).repeat(n / 2)];
+    for (const text of shapes) {
+      screenText(text);
+      lintTools([{ name: "x", description: text.slice(0, 20_000), inputSchema: { type: "object" } }], { rules: ["poison"] });
+    }
   });
 });
