@@ -18,7 +18,7 @@ import { readPinFile } from "../../trust/pin-file.js";
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags } from "../embedder-flags.js";
 import { parseChoice, parseInteger, UsageError } from "../output.js";
 import { SCREEN_MODES, type ScreenMode } from "../../trust/screen.js";
-import { AuditLog } from "../../trust/audit.js";
+import { AuditLog, startAuditPruning } from "../../trust/audit.js";
 
 interface McpFlags extends EmbedderFlags {
   config?: string;
@@ -41,6 +41,9 @@ interface McpFlags extends EmbedderFlags {
   learning: boolean;
   screenResults: ScreenMode;
 }
+
+/** How long the gateway keeps its audit entries in its store (the service's `--keep-audit` default). */
+const AUDIT_KEEP_DAYS = 90;
 
 /** Default `--idle-stop` in seconds when servers start lazily (with `--eager`, servers are never idle-stopped unless asked). */
 const DEFAULT_IDLE_STOP_SECONDS = 600;
@@ -94,6 +97,7 @@ export function registerMcp(program: Command): void {
       const idleStopSeconds = flags.idleStop ?? (flags.eager ? 0 : DEFAULT_IDLE_STOP_SECONDS);
       // Upstream calls are audited in the store (SPEC §16), with what result screening found: `toolsearch audit` reads them.
       const audit = config && store ? new AuditLog(store) : undefined;
+      const stopAuditPruning = audit && store ? startAuditPruning(store, AUDIT_KEEP_DAYS, (line) => process.stderr.write(`${line}\n`)) : () => {};
       const gateway = await Gateway.start({
         config, catalog, docs, manifests, usage,
         configFile: flags.config,
@@ -115,6 +119,7 @@ export function registerMcp(program: Command): void {
         await Promise.race([serveStdio(gateway), stopped]);
       }
       await gateway.close();
+      stopAuditPruning();
       await audit?.close();
       await usage?.flush();
       await store?.close();
