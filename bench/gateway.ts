@@ -4,6 +4,8 @@
  * the ratio is what the MCP hop (JSON-RPC over pipes, result shaping with input schemas) costs; a ping over the same
  * connection gives the floor of one round trip.
  *
+ * `screen` (screen.ts): the cost per call of result screening, `"screenResults": "off"` against `"warn"` in one run.
+ *
  * Two more parts (gateway-fleet.ts): `servers`, the gateway in front of --servers N stdio servers (launch to first
  * search eager vs from manifests, idle RSS, first call to a stopped server), and `sessions`, --sessions N HTTP sessions
  * opened and abandoned (RSS and search throughput before and after, with the default limits and without them).
@@ -12,7 +14,7 @@
  *   npm run bench:gateway -- --part servers --json      # one part, one JSON object
  *
  * Options: --catalog FILE, --queries FILE, --max-queries N (default 300), --limit N (default 5), --warmup N (20),
- * --part latency|servers|sessions|all (all), --servers N (30), --runs N (3, launches per figure), --sessions N (10000),
+ * --part latency|servers|sessions|screen|all (all), --servers N (30), --runs N (3, launches per figure), --sessions N (10000),
  * --sessions-catalog FILE and --sessions-queries FILE (the 199-tool MetaTool set: about what 30 servers offer),
  * --built (latency and sessions: run the gateway from dist/, after `npm run build`, instead of the sources through tsx),
  * --modes built,tsx (servers: how the gateway runs in its launches; both by default, so dist/ must be built first).
@@ -25,6 +27,7 @@ import { loadQueries } from "../src/eval/queries.js";
 import { ndcgAt, percentile } from "../src/eval/metrics.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
 import { benchServers, benchSessions, cliArgs, type LaunchMode } from "./gateway-fleet.js";
+import { benchScreen } from "./screen.js";
 
 const { values } = parseArgs({
   options: {
@@ -163,13 +166,27 @@ async function sessionsPart(): Promise<Record<string, unknown>[]> {
   return results as unknown as Record<string, unknown>[];
 }
 
+async function screenPart(): Promise<Record<string, unknown>> {
+  const r = await benchScreen(Number(values.runs));
+  if (!values.json) {
+    process.stdout.write([
+      `\nresult screening: one gateway, one stdio upstream as two blocks ("screenResults" off and warn), ${r.calls_per_mode} call_tool calls per mode in turns (112 honest results + a 64 KB page)`,
+      ...table(["mode", "p50 ms", "p99 ms"], [["off", String(r.off_p50_ms), String(r.off_p99_ms)], ["warn", String(r.warn_p50_ms), String(r.warn_p99_ms)]]),
+      `warn/off p50: ${r.warn_over_off_p50}; detectors in-process: ${r.detectors_us_per_result} µs per honest result, ${r.detectors_us_per_64kb_page} µs per 64 KB page`,
+      "",
+    ].join("\n"));
+  }
+  return r as unknown as Record<string, unknown>;
+}
+
 async function main(): Promise<void> {
   const part = values.part!;
-  if (!["all", "latency", "servers", "sessions"].includes(part)) throw new Error(`--part must be latency, servers, sessions or all (got ${part})`);
+  if (!["all", "latency", "servers", "sessions", "screen"].includes(part)) throw new Error(`--part must be latency, servers, sessions, screen or all (got ${part})`);
   const output: Record<string, unknown> = {};
   if (part === "all" || part === "latency") output.latency = await latencyPart();
   if (part === "all" || part === "servers") output.servers = await serversPart();
   if (part === "all" || part === "sessions") output.sessions = await sessionsPart();
+  if (part === "all" || part === "screen") output.screen = await screenPart();
   if (values.json) process.stdout.write(`${JSON.stringify(output)}\n`);
 }
 

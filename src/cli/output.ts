@@ -71,6 +71,14 @@ export function parseInteger(flag: string, min: number, max: number) {
   };
 }
 
+/** Parses an option that takes one of a few words, or throws a usage error naming the flag and the words. */
+export function parseChoice<T extends string>(flag: string, choices: readonly T[]) {
+  return (value: string): T => {
+    if (!(choices as readonly string[]).includes(value)) throw new UsageError(`${flag} takes ${choices.join(", ")} (got ${JSON.stringify(value)})`);
+    return value as T;
+  };
+}
+
 /** A table of aligned columns for human output. */
 export function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));

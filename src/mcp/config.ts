@@ -23,6 +23,7 @@ import { ASSERTION_ALGORITHMS } from "../auth/client-assertion.js";
 import type { UpstreamOAuthConfig } from "../auth/upstream-oauth.js";
 import type { ToolSelection } from "./tool-filter.js";
 import { describeMissing, resolveServerConfig } from "./variables.js";
+import { SCREEN_MODES, type ScreenMode } from "../trust/screen.js";
 
 /** What every server block may add, whatever its transport. */
 export interface ServerControls {
@@ -36,6 +37,8 @@ export interface ServerControls {
   prompts?: ToolSelection;
   /** `"new-tools"`: tools the server adds after it was first seen are served at once, not held for review. */
   trust?: "new-tools";
+  /** What the gateway does with this server's results that hold text aimed at the model (overrides `--screen-results`). */
+  screenResults?: ScreenMode;
 }
 
 /** An upstream started as a child process and spoken to over stdio. */
@@ -77,6 +80,7 @@ const controls = {
   prompts: selection,
   alwaysLoad: { type: "array", items: { type: "string", minLength: 1 } },
   trust: { enum: ["new-tools"] },
+  screenResults: { enum: [...SCREEN_MODES] },
 };
 
 const stdioSchema = {
@@ -147,7 +151,7 @@ function fieldOf(error: ErrorObject): string {
 
 function messageOf(error: ErrorObject): string {
   if (error.keyword === "required") return "is required";
-  if (error.keyword === "additionalProperties") return "is not a known field (stdio servers take command, args, env, cwd; HTTP servers take url, headers, oauth; both take tools and alwaysLoad)";
+  if (error.keyword === "additionalProperties") return "is not a known field (stdio servers take command, args, env, cwd; HTTP servers take url, headers, oauth; both take tools, alwaysLoad, resources, prompts, trust and screenResults)";
   if (error.keyword === "enum") return `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
   if (error.keyword === "minLength") return "must not be empty";
   // The oauth block's client authentication: the schema's anyOf / not, in words.
@@ -222,11 +226,11 @@ export function configRefused(where: string, problems: Problem[]): ToolsearchErr
 }
 
 /**
- * A hash of what decides a server's tool list: the block as written (variables unfilled), without `tools` and
- * `alwaysLoad`, which only filter what the gateway shows. Keys are sorted, so reformatting the file changes nothing.
+ * A hash of what decides a server's tool list: the block as written (variables unfilled), without `tools`,
+ * `alwaysLoad` and `screenResults`, which only filter what the gateway shows. Keys are sorted, so reformatting the file changes nothing.
  */
 export function configHash(config: ServerConfig): string {
-  const { tools: _tools, alwaysLoad: _alwaysLoad, ...identity } = config;
+  const { tools: _tools, alwaysLoad: _alwaysLoad, screenResults: _screen, ...identity } = config;
   return createHash("sha256").update(canonicalJson(identity)).digest("hex");
 }
 

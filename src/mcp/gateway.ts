@@ -26,7 +26,8 @@ import type { UsageEvent } from "../store/types.js";
 import type { OpenApiUpstream } from "./openapi-upstream.js";
 import { UpstreamRegistry } from "./registry.js";
 import { AjvJsonSchemaValidator, Server } from "./sdk.js";
-import { type GatewaySession, Sessions } from "./sessions.js";
+import { type GatewaySession, Sessions, type ToolCallRecord } from "./sessions.js";
+import type { ScreenMode } from "../trust/screen.js";
 import { CompletionSurface } from "./surfaces/completion.js";
 import { LoggingSurface } from "./surfaces/logging.js";
 import { PromptsSurface } from "./surfaces/prompts.js";
@@ -88,6 +89,14 @@ export interface GatewayOptions {
    * once and its tools wait for the first attempts instead, so a client connects without waiting for slow servers.
    */
   waitForUpstreams?: boolean;
+  /**
+   * What to do with upstream results that hold text aimed at the model (SPEC §16, src/trust/screen.ts): `warn`
+   * (default) flags them in `_meta`, `block` withholds them, `off` passes them unscreened. A server's
+   * `"screenResults"` overrides it.
+   */
+  screenResults?: ScreenMode;
+  /** Told about every upstream call of a session that has no `onCall` of its own (`toolsearch mcp`'s audit log). */
+  onCall?: (call: ToolCallRecord) => void;
 }
 
 /** Where a gateway's usage events go: the collection they belong to, and a sink that keeps them. */

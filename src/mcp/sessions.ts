@@ -5,6 +5,7 @@
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolVisibility } from "../indexes/tool-index-options.js";
+import type { ScreenOutcome } from "../trust/screen.js";
 import type { Server } from "./sdk.js";
 
 /** One client session: its MCP server object, the tools its own searches exposed, the resources it follows. */
@@ -31,6 +32,8 @@ export interface ToolCallRecord {
   /** Size of the arguments as JSON, in bytes. */
   argumentBytes: number;
   arguments: unknown;
+  /** What result screening found and did (SPEC §16), when it flagged the result. */
+  screen?: ScreenOutcome;
 }
 
 /** The set of open sessions of one gateway. */

@@ -80,7 +80,7 @@ export class Collections {
     const residents = (this.residents = new ResidentSet(options.memoryBudgetBytes));
     const find = (name: string) => residents.find(name);
     const signals = (this.signals = new UsageSignals({ store, log, find }));
-    const gateways = (this.gateways = new GatewayHost({ store, log, upstream: options.upstream, exposeFound: options.exposeFound, trustUpdates: options.trustUpdates, usage: (name) => signals.hookFor(name) }));
+    const gateways = (this.gateways = new GatewayHost({ store, log, upstream: options.upstream, exposeFound: options.exposeFound, trustUpdates: options.trustUpdates, screenResults: options.screenResults, usage: (name) => signals.hookFor(name) }));
     const snapshots = (this.snapshots = new SnapshotSchedule({ store, queue, snapshots: options.snapshots, find, appliedSeq: () => this.follower.appliedSeq, log }));
     const loader = new CollectionLoader({ store, embedder: options.embedder, snapshots: snapshots.enabled, pageSize: options.pageSize, log, startMcp: (record) => gateways.startMcp(record) });
     const loadNew = (options.preload ?? "all") === "all";

@@ -14,6 +14,8 @@ export interface ServiceMetrics {
   registry: Registry;
   requests: Counter<"route" | "method" | "status">;
   searchSeconds: Histogram<"engine" | "kind">;
+  /** Upstream results flagged by result screening (SPEC §16), by detector and by what was done (`flagged`, `blocked`). */
+  screenFlags: Counter<"rule" | "action">;
 }
 
 declare module "fastify" {
@@ -116,7 +118,13 @@ export function createMetrics(collections: Collections): ServiceMetrics {
     loads.inc({ source: event.source });
     loadSeconds.observe({ source: event.source }, event.seconds);
   });
-  return { registry, requests, searchSeconds };
+  const screenFlags = new Counter({
+    name: "toolsearch_result_screen_flags_total",
+    help: "Upstream tool results flagged by result screening, by detector and action (flagged under warn, blocked under block)",
+    labelNames: ["rule", "action"] as const,
+    registers: [registry],
+  });
+  return { registry, requests, searchSeconds, screenFlags };
 }
 
 /** Counts every answer and serves `/metrics`. */

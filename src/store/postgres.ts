@@ -106,6 +106,8 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE tool_pins (
      owner text NOT NULL, server text NOT NULL, tool text NOT NULL, state text NOT NULL,
      updated_at timestamptz NOT NULL, PRIMARY KEY (owner, server, tool));`,
+  // What result screening found in a call's result (SPEC §16), JSON; NULL when nothing was flagged.
+  `ALTER TABLE audit ADD COLUMN screen text;`,
 ];
 
 interface CollectionRow {
@@ -620,8 +622,8 @@ export class PostgresStore implements Store {
     if (entries.length === 0) return;
     // One multi-row INSERT: a single statement is atomic without a transaction.
     const values = entries.flatMap(auditColumns);
-    const rows = entries.map((_, r) => `(${Array.from({ length: 9 }, (_, c) => `$${r * 9 + c + 1}`).join(", ")})`);
-    await this.read(`INSERT INTO ${this.s}.audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments) VALUES ${rows.join(", ")}`, values);
+    const rows = entries.map((_, r) => `(${Array.from({ length: 10 }, (_, c) => `$${r * 10 + c + 1}`).join(", ")})`);
+    await this.read(`INSERT INTO ${this.s}.audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments, screen) VALUES ${rows.join(", ")}`, values);
   }
 
   async listAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {

@@ -167,6 +167,8 @@ export interface AuditEntry {
   argumentBytes?: number;
   /** Only with `--audit-arguments`. */
   arguments?: unknown;
+  /** What result screening found in the call's result and did (SPEC §16): `flagged` (warn) or `blocked`. */
+  screen?: { action: "flagged" | "blocked"; flags: { rule: string; excerpt: string }[] };
 }
 
 /** An audit entry as stored: with its position in the log (a cursor for paging). */

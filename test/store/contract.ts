@@ -242,8 +242,13 @@ export function storeContract(label: string, makeStore: () => Promise<StoreFixtu
       const page = await store.listAudit({ limit: 2 });
       assert.equal(page.length, 2);
       assert.deepEqual((await store.listAudit({ before: page[1].id })).map((e) => e.who), ["k1"]);
+      // What result screening found is kept with the call (SPEC §16), and absent when nothing was flagged.
+      const screen = { action: "blocked" as const, flags: [{ rule: "role-marker", excerpt: "[system] \\u{e0041}" }] };
+      await store.appendAudit([entry("2026-01-04T00:00:00.000Z", "k3", "ops", { screen })]);
+      assert.deepEqual((await store.listAudit({ who: "k3" }))[0].screen, screen);
+      assert.ok(!("screen" in all[0]), "no screen unless something was flagged");
       assert.equal(await store.pruneAudit("2026-01-02T12:00:00.000Z"), 2);
-      assert.equal((await store.listAudit()).length, 1);
+      assert.equal((await store.listAudit()).length, 2);
     });
 
     it("API keys keep their tool visibility globs", async (store) => {

@@ -58,7 +58,7 @@ test("SqliteStore: WAL, synchronous FULL and our application id are set", async 
     const db = new Database(path, { readonly: true });
     assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
     assert.equal(db.pragma("application_id", { simple: true }), 0x54535331);
-    assert.equal(db.pragma("user_version", { simple: true }), 9); // one per MIGRATIONS step
+    assert.equal(db.pragma("user_version", { simple: true }), 10); // one per MIGRATIONS step
     db.close();
     const store = new SqliteStore(path);
     assert.equal((store as unknown as { db: Database.Database }).db.pragma("synchronous", { simple: true }), 2, "FULL");

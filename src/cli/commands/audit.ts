@@ -35,7 +35,9 @@ export function registerAudit(program: Command): void {
       }
       if (flags.json) return printJson({ entries });
       if (entries.length === 0) return printLines(["No audit entries (the service records tool calls and collection writes)."]);
-      const rows = entries.map((e) => [e.at, e.who, e.action, e.collection, e.target ?? "", e.outcome, e.durationMs.toFixed(1), String(e.argumentBytes ?? "")]);
-      printLines(table(["when", "who", "action", "collection", "tool or item", "outcome", "ms", "arg bytes"], rows));
+      // Result screening (SPEC §16): what was done and by which rules; the excerpts are in --json.
+      const screen = (e: (typeof entries)[number]) => (e.screen ? `${e.screen.action}: ${[...new Set(e.screen.flags.map((f) => f.rule))].join(",")}` : "");
+      const rows = entries.map((e) => [e.at, e.who, e.action, e.collection, e.target ?? "", e.outcome, e.durationMs.toFixed(1), String(e.argumentBytes ?? ""), screen(e)]);
+      printLines(table(["when", "who", "action", "collection", "tool or item", "outcome", "ms", "arg bytes", "screen"], rows));
     });
 }

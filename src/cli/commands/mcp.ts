@@ -8,7 +8,7 @@ import { ToolIndex } from "../../indexes/tool-index.js";
 import { checkClientKeys } from "../../auth/key-check.js";
 import { loadGatewayConfig } from "../../mcp/config.js";
 import { Gateway } from "../../mcp/gateway.js";
-import { StoreUsage } from "../../mcp/usage.js";
+import { GATEWAY_USAGE, StoreUsage } from "../../mcp/usage.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, serveHttp, serveStdio } from "../../mcp/transports.js";
 import { defaultStorePath, openStore } from "../../store/open.js";
 import { registerMcpAuth } from "./mcp-auth.js";
@@ -16,7 +16,9 @@ import { registerMcpImport } from "./mcp-import.js";
 import { registerMcpReview } from "./mcp-review.js";
 import { readPinFile } from "../../trust/pin-file.js";
 import { addEmbedderOptions, type EmbedderFlags, embedderFromFlags } from "../embedder-flags.js";
-import { parseInteger, UsageError } from "../output.js";
+import { parseChoice, parseInteger, UsageError } from "../output.js";
+import { SCREEN_MODES, type ScreenMode } from "../../trust/screen.js";
+import { AuditLog, startAuditPruning } from "../../trust/audit.js";
 
 interface McpFlags extends EmbedderFlags {
   config?: string;
@@ -38,7 +40,11 @@ interface McpFlags extends EmbedderFlags {
   reviewPoll: number;
   usage: boolean;
   learning: boolean;
+  screenResults: ScreenMode;
 }
+
+/** How long the gateway keeps its audit entries in its store (the service's `--keep-audit` default). */
+const AUDIT_KEEP_DAYS = 90;
 
 /** Default `--idle-stop` in seconds when servers start lazily (with `--eager`, servers are never idle-stopped unless asked). */
 const DEFAULT_IDLE_STOP_SECONDS = 600;
@@ -64,6 +70,7 @@ export function registerMcp(program: Command): void {
     .option("--session-idle <seconds>", "with --http, close a session after this long without a request; 0 = never", parseInteger("--session-idle", 0, 31_536_000), DEFAULT_SESSION_IDLE_MS / 1000)
     .option("--max-sessions <n>", "with --http, most sessions open at once (one more gets HTTP 503)", parseInteger("--max-sessions", 1, 10_000_000), DEFAULT_MAX_SESSIONS)
     .option("--trust-updates", "serve changed upstream tool definitions at once instead of holding them for review (flagged ones are still held)")
+    .option("--screen-results <mode>", "upstream results that hold text aimed at the model: off, warn (flag in _meta) or block (withhold); a server's \"screenResults\" overrides it", parseChoice("--screen-results", SCREEN_MODES), "warn")
     .option("--pin-from <file>", 'pin these reviewed definitions, as {"<server>": [tool, …]}; what differs is held for review')
     .option("--review-poll <seconds>", "how often to look in the store for decisions of `toolsearch mcp review` and serve them; 0 = only at start", parseInteger("--review-poll", 0, 86_400), 2)
     // stdout carries the protocol, so --json only changes how a start-up error is reported: one JSON line on stderr.
@@ -90,6 +97,9 @@ export function registerMcp(program: Command): void {
       const manifests = config ? store : undefined;
       const usage = store && flags.usage ? await StoreUsage.open(store, catalog, { learning: flags.learning }) : undefined;
       const idleStopSeconds = flags.idleStop ?? (flags.eager ? 0 : DEFAULT_IDLE_STOP_SECONDS);
+      // Upstream calls are audited in the store (SPEC §16), with what result screening found: `toolsearch audit` reads them.
+      const audit = config && store ? new AuditLog(store) : undefined;
+      const stopAuditPruning = audit && store ? startAuditPruning(store, AUDIT_KEEP_DAYS, (line) => process.stderr.write(`${line}\n`)) : () => {};
       const gateway = await Gateway.start({
         config, catalog, docs, manifests, usage,
         configFile: flags.config,
@@ -97,6 +107,8 @@ export function registerMcp(program: Command): void {
         eager: flags.eager,
         exposeFound: flags.exposeFound,
         waitForUpstreams: false,
+        screenResults: flags.screenResults,
+        onCall: audit && ((call) => audit.record({ who: "local", action: "call_tool", collection: GATEWAY_USAGE, target: call.tool, outcome: call.outcome, durationMs: call.durationMs, argumentBytes: call.argumentBytes, ...(call.screen ? { screen: call.screen } : {}) })),
         upstream: { callTimeoutMs: flags.callTimeout, restartDelayMs: flags.restartDelay, idleStopMs: idleStopSeconds * 1000 },
       });
       const stopped = onceStopped();
@@ -109,6 +121,8 @@ export function registerMcp(program: Command): void {
         await Promise.race([serveStdio(gateway), stopped]);
       }
       await gateway.close();
+      stopAuditPruning();
+      await audit?.close();
       await usage?.flush();
       await store?.close();
       await embedder?.close();

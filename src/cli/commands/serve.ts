@@ -21,7 +21,8 @@ import { defaultStorePath, isPostgresUrl, openStore } from "../../store/open.js"
 import { MAX_POOL_SIZE } from "../../store/records.js";
 import { startPruning } from "../../store/retention.js";
 import { AuditLog, startAuditPruning } from "../../trust/audit.js";
-import { parseInteger, UsageError } from "../output.js";
+import { parseChoice, parseInteger, UsageError } from "../output.js";
+import { SCREEN_MODES, type ScreenMode } from "../../trust/screen.js";
 import { createProgress } from "../progress.js";
 
 interface ServeFlags {
@@ -46,6 +47,7 @@ interface ServeFlags {
   idleStop: number;
   exposeFound?: boolean;
   trustUpdates?: boolean;
+  screenResults: ScreenMode;
   pgPoolSize?: number;
   auditArguments?: boolean;
   keepAudit: number;
@@ -91,6 +93,7 @@ export function registerServe(program: Command): void {
     .option("--preload-recent <n>", "also load the N most recently changed collections at start", parseInteger("--preload-recent", 0, 1_000_000), 0)
     .option("--memory-budget <mb>", "bound the memory of loaded indexes (MiB; default $TOOLSEARCH_MEMORY_BUDGET, else none): past it the least recently used idle collections are dropped", parseInteger("--memory-budget", 1, 16_777_216))
     .option("--trust-updates", "mcp collections serve changed upstream tool definitions at once instead of holding them for review")
+    .option("--screen-results <mode>", "upstream results of mcp collections that hold text aimed at the model: off, warn (flag in _meta) or block (withhold); a server's \"screenResults\" overrides it", parseChoice("--screen-results", SCREEN_MODES), "warn")
     .option("--pg-pool-size <n>", "connections per replica in the PostgreSQL pool (default $TOOLSEARCH_PG_POOL_SIZE, else 10)", parseInteger("--pg-pool-size", 1, MAX_POOL_SIZE))
     .option("--audit-arguments", "keep the arguments of each call_tool in the audit log (default: only their size)")
     .option("--keep-audit <days>", "keep audit log entries this many days (0: forever)", parseInteger("--keep-audit", 0, 36_500), 90)
@@ -138,6 +141,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     embedder,
     exposeFound: flags.exposeFound,
     trustUpdates: flags.trustUpdates,
+    screenResults: flags.screenResults,
     upstream: { idleStopMs: flags.idleStop * 1000 },
     preload: { names: preloadNames, recent: flags.preloadRecent },
     memoryBudgetBytes: budget === undefined ? undefined : budget * MB,

@@ -5,6 +5,7 @@
  * gateway holds a tool that trips an error-level rule here, so these rules aim for precision: a description that
  * mentions files, keys or a documentation URL is not poisoning; an order to the model to move such things is.
  */
+import { addressedToModel, crossToolOrder, type Detection, hiddenBlock, hiddenCarrier, identityRequest, modelDirective, ordersTheModel, roleMarker, secretRequest, selfPromotion, sentences } from "../../trust/injection.js";
 import type { LintRule, LintTool } from "../types.js";
 
 /** One piece of text of a tool's definition, with where it was found (for the message). */
@@ -18,12 +19,21 @@ const SCHEMA_TEXT_KEYS = ["description", "title", "default", "examples", "enum",
 /** How deep the schema walk goes; deeper nesting is not read (the loader's own limits stop real abuse). */
 const MAX_SCHEMA_DEPTH = 12;
 
+/** Schema keywords whose values map names (chosen by the tool's author) to schemas. */
+const NAME_MAPS = /\.(properties|patternProperties|\$defs|definitions|dependentSchemas)$/;
+
 /** Every string in the schema a model may read, with a JSON-pointer-like location. */
 export function schemaPassages(schema: unknown, path = "inputSchema", depth = 0): Passage[] {
   if (depth > MAX_SCHEMA_DEPTH || schema === null || typeof schema !== "object") return [];
   if (Array.isArray(schema)) return schema.flatMap((item, i) => schemaPassages(item, `${path}[${i}]`, depth + 1));
   const out: Passage[] = [];
   const node = schema as Record<string, unknown>;
+  // Under `properties` and the like, keys are names chosen by the author: a parameter named `title` or
+  // `description` is a schema to walk, not a keyword to read.
+  if (NAME_MAPS.test(path)) {
+    for (const [key, value] of Object.entries(node)) out.push(...schemaPassages(value, `${path}.${key}`, depth + 1));
+    return out;
+  }
   for (const key of SCHEMA_TEXT_KEYS) for (const text of strings(node[key])) out.push({ where: `${path}.${key}`, text });
   for (const [key, value] of Object.entries(node)) {
     if ((SCHEMA_TEXT_KEYS as readonly string[]).includes(key)) continue;
@@ -58,30 +68,6 @@ function quote(text: string): string {
   return JSON.stringify(flat.length > 80 ? `${flat.slice(0, 77)}...` : flat);
 }
 
-/** A named pattern of one poisoning technique. */
-interface Pattern {
-  what: string;
-  re: RegExp;
-}
-
-/** Blocks that mark text as addressed to the model: `<IMPORTANT>`, `<system>`, `[INST]`, chat-template tokens. */
-const HIDDEN_BLOCKS: Pattern[] = [
-  { what: "a hidden-instruction tag", re: /<\s*\/?\s*(important|system|system[-_ ]?prompt|instructions?|hidden|secret|admin|assistant|critical|directive|override|ai[-_ ]?(only|instructions?|note))\s*>/i },
-  { what: "a chat-template marker", re: /\[\/?(INST|SYS|SYSTEM)\]|<\|(im_start|im_end|system|assistant|user|endoftext)\|>|<<\/?SYS>>/ },
-];
-
-/** Orders to the model that no honest description needs. */
-const DIRECTIVES: Pattern[] = [
-  { what: "an order to ignore earlier instructions", re: /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|preceding|other|original|system)\s+(instructions?|prompts?|rules|directions|guidelines|messages)\b/i },
-  { what: "an order to keep something from the user", re: /\b(do\s+not|don'?t|never|without)\s+(tell(ing)?|inform(ing)?|mention(ing)?|reveal(ing)?|notify(ing)?|alert(ing)?|show(ing)?|disclos(e|ing)|let(ting)?)\s+(this\s+|it\s+|anything\s+)?(to\s+)?(the\s+)?(user|human)s?\b/i },
-  { what: "an order to keep something quiet", re: /\b(do\s+not|don'?t|never)\s+(mention|reveal|disclose|report)\s+(this|that|these|it)\s*([.;,!)<]|$|\bto\b)/i },
-  { what: "an order to keep something from the user", re: /\b(the\s+)?user\s+(must|should|need)\s*(not|n'?t)\s+(know|see|be\s+told|find\s+out|notice)\b/i },
-  { what: "an order that comes before every other tool", re: /\bbefore\s+(calling|using|invoking|running|executing)\s+(any|all|every|each)\s+(other\s+)?(tools?|functions?)\b/i },
-  { what: "an order about other tools", re: /\b(when(ever)?|each\s+time|every\s+time)\s+(you\s+)?(call|use|invoke)s?\s+(any|all|every|each|another)\s+(other\s+)?(tools?|servers?|functions?)\b/i },
-  { what: "an order about other tools", re: /\b(all|any|every)\s+other\s+(tools?|servers?|mcp\s+servers?)\s+(must|should|are\s+(to|not))\b/i },
-  { what: "a claim to replace the model's instructions", re: /\b(new|updated|real|actual|true)\s+(system\s+)?instructions\s*(:|are\b|follow\b)/i },
-  { what: "an order that cannot be refused", re: /\b(or\s+(else\s+)?the\s+(tool|system|application)\s+will\s+(crash|fail|break)|this\s+is\s+(very\s+|extremely\s+)?(important|critical|mandatory)\s*[,:!-]?\s*(you|the\s+(assistant|model|ai))\s+(must|should|need))\b/i },
-];
 
 /** Where secrets live: key files, credential stores, agent configs, environment files. */
 const SECRET_SOURCE = /(~|\$HOME|%USERPROFILE%)?\/?\.ssh\/[\w.-]*|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\/etc\/(passwd|shadow)\b|\.git-credentials|\.netrc\b|\.npmrc\b|\.pgpass\b|\.kube\/config|\.docker\/config\.json|\bmcp\.json\b|claude_desktop_config\.json|\.cursor\/|(^|[\s`'"(])\.env\b|\bwallet\.dat\b|\bkeychain\b|\b(conversation|chat|message)\s+history\b|\b(entire|full|whole|complete|previous|prior|earlier)\s+(conversation|chat|dialog(ue)?|transcript|messages|context)\b|\bsystem\s+prompt\b|\b(all|every|any)\s+(of\s+the\s+)?(user'?s?\s+)?(environment\s+variables|api\s+keys|secrets|credentials|passwords|tokens|private\s+keys)\b|\b(private|ssh|secret)\s+keys?\s+(file|contents?)\b/i;
@@ -93,18 +79,6 @@ const SEND_TO = /\b(send|sends|post|posts|forward|forwards|upload|uploads|transm
 /** Sending that is the tool's own, documented business (webhooks, email tools): the target is a parameter, not a literal. */
 const SENDS_TO_PARAMETER = /\b(to\s+(the\s+)?(given|specified|provided|configured|supplied|your|a|an)\b)/i;
 
-function firstHit(patterns: Pattern[], text: string): { what: string; match: string } | undefined {
-  for (const { what, re } of patterns) {
-    const m = re.exec(text);
-    if (m) return { what, match: m[0] };
-  }
-  return undefined;
-}
-
-/** The sentence-like window of `text` around a match, so that source and sink must be near each other. */
-function sentences(text: string): string[] {
-  return text.split(/(?<=[.!?])\s+|\n+/).filter((s) => s.trim() !== "");
-}
 
 /** "pass … as notes", naming one of the tool's own parameters without quotes or the word "parameter". */
 function intoNamedParameter(params: string[]): RegExp | undefined {
@@ -127,6 +101,11 @@ function exfiltrationOrder(text: string, params: string[] = []): string | undefi
   return undefined;
 }
 
+/** A detector's finding as a message: what it is, and a short quote. */
+function found(detection: Detection | undefined): string | undefined {
+  return detection && `contains ${detection.what}: ${quote(detection.match)}`;
+}
+
 /** One message per passage that `check` finds something in (the passage's location, then what was found). */
 function scan(passages: Passage[], check: (text: string, where: string) => string | undefined): string[] {
   return passages.flatMap(({ where, text }) => {
@@ -141,10 +120,7 @@ export const poisonHiddenBlock: LintRule = {
   rationale: "Tags like <IMPORTANT> or <system> and chat-template markers set text apart as orders to the model; a tool description has no reason to use them.",
   fix: "Remove the tag and say plainly what the tool does; instructions for the model do not belong in a tool definition.",
   checkTool(tool) {
-    return scan(allPassages(tool), (text) => {
-      const hit = firstHit(HIDDEN_BLOCKS, text);
-      return hit && `contains ${hit.what}: ${quote(hit.match)}`;
-    });
+    return scan(allPassages(tool), (text) => found(hiddenBlock(text)));
   },
 };
 
@@ -154,10 +130,7 @@ export const poisonModelDirective: LintRule = {
   rationale: "Orders to the model (ignore previous instructions, keep this from the user, do this before any other tool) are how a tool hijacks an agent.",
   fix: "Describe what the tool does and when to use it; remove orders aimed at the model, the user's view or other tools.",
   checkTool(tool) {
-    return scan(textPassages(tool), (text) => {
-      const hit = firstHit(DIRECTIVES, text);
-      return hit && `contains ${hit.what}: ${quote(hit.match)}`;
-    });
+    return scan(textPassages(tool), (text) => found(modelDirective(text)));
   },
 };
 
@@ -215,21 +188,103 @@ export const poisonInvisibleUnicode: LintRule = {
   },
 };
 
-/** Schema values a model reads as data, where prose with orders has no place. */
-const VALUE_KEYS = /\.(default|enum|const|examples)(\[\d+\])?$/;
+/** Schema values and labels a model reads as data or as a name, where prose with orders has no place. */
+const VALUE_KEYS = /\.(default|enum|const|examples|title|\$comment)(\[\d+\])?$/;
 /** Imperative openings aimed at the model. */
-const IMPERATIVE_TO_MODEL = /\b(you\s+(must|should|have\s+to|need\s+to|are\s+required\s+to)|(assistant|model|ai|llm|agent)\s+(must|should)|always\s+(call|use|include|send|read|pass)|never\s+(tell|mention|reveal|call|use))\b/i;
+const IMPERATIVE_TO_MODEL = /\b(you\s+(must|should|have\s+to|need\s+to|are\s+required\s+to)|(assistant|model|ai|llm|agent)s?\s+(must|should)|always\s+(call|use|include|send|read|pass|add|choose|select)|never\s+(tell|mention|reveal|call|use|ask))\b/i;
+/** A value of a few words or more that reads as an order: longer than a label, and with an instruction cue. */
+const MIN_ORDER_WORDS = 4;
+
+/** An order found in a schema value, title or comment, by any detector or by the shape of the value itself. */
+function valueOrder(text: string, self: string): string | undefined {
+  const detected = modelDirective(text) ?? addressedToModel(text) ?? crossToolOrder(text, self) ?? secretRequest(text) ?? roleMarker(text);
+  if (detected) return detected.match;
+  const imperative = IMPERATIVE_TO_MODEL.exec(text);
+  if (imperative) return imperative[0];
+  if (text.trim().split(/\s+/).length >= MIN_ORDER_WORDS && ordersTheModel(text)) return text;
+  return undefined;
+}
 
 export const poisonSchemaInstructions: LintRule = {
   id: "poison/schema-instructions",
   severity: "error",
-  rationale: "A default, enum or example value is data the model copies into a call; orders hidden there reach the model unseen by most reviewers.",
-  fix: "Keep defaults, enums and examples to plain values; explain usage in the description.",
+  rationale: "A default, enum value, example, title or $comment is data or a label the model reads unseen by most reviewers; orders hidden there reach the model.",
+  fix: "Keep defaults, enums, examples and titles to plain values; explain usage in the description.",
   checkTool(tool) {
     return scan(schemaPassages(tool.schema), (text, where) => {
-      const m = VALUE_KEYS.test(where) ? IMPERATIVE_TO_MODEL.exec(text) : null;
-      return m ? `holds an order to the model: ${quote(m[0])}` : undefined;
+      const order = VALUE_KEYS.test(where) ? valueOrder(text, tool.localName) : undefined;
+      return order ? `holds an order to the model: ${quote(order)}` : undefined;
     });
+  },
+};
+
+export const poisonAddressedToModel: LintRule = {
+  id: "poison/addressed-to-model",
+  severity: "error",
+  rationale: "A definition describes a tool to whoever reads it; text that speaks to the model (\"AI assistant:\", \"if you are an LLM\", \"the assistant must\") and gives it orders is an injection.",
+  fix: "Describe what the tool does and takes; remove text addressed to the model.",
+  checkTool(tool) {
+    return scan(textPassages(tool), (text) => found(addressedToModel(text)));
+  },
+};
+
+export const poisonCrossToolOrder: LintRule = {
+  id: "poison/cross-tool-order",
+  severity: "error",
+  rationale: "A tool has no business giving orders about other tools, other servers or the rest of the conversation (\"when send_email is available, always BCC …\", \"the tools of server X are deprecated, never call them\").",
+  fix: "Describe this tool only; how tools combine and how the agent answers is the agent's and the user's decision.",
+  checkTool(tool) {
+    return scan(textPassages(tool), (text) => found(crossToolOrder(text, tool.localName)));
+  },
+};
+
+export const poisonSecretRequest: LintRule = {
+  id: "poison/secret-request",
+  severity: "error",
+  rationale: "A parameter that asks for an environment variable's value, a key file, the system prompt or the conversation makes the model hand them over in the call.",
+  fix: "Take credentials from the server's own configuration; never ask the model for secrets, files or the conversation.",
+  checkTool(tool) {
+    return scan(textPassages(tool), (text) => found(secretRequest(text)));
+  },
+};
+
+export const poisonIdentityRequest: LintRule = {
+  id: "poison/identity-request",
+  severity: "warning",
+  rationale: "Asking for the calling model's name or vendor fingerprints the client (to tailor an attack) and is never needed to do a tool's job.",
+  fix: "Remove the parameter or the request; a server that needs to know its client should use the MCP client info.",
+  checkTool(tool) {
+    return scan(textPassages(tool), (text) => found(identityRequest(text)));
+  },
+};
+
+export const poisonRoleMarker: LintRule = {
+  id: "poison/role-marker",
+  severity: "error",
+  rationale: "Chat turn markers (SYSTEM:, [system], USER:, ### Assistant) fake a turn of the conversation so that orders read as the system's or the user's.",
+  fix: "Remove the marker and the text it opens; a tool definition is not a conversation.",
+  checkTool(tool) {
+    return scan(allPassages(tool), (text) => found(roleMarker(text)));
+  },
+};
+
+export const poisonHiddenCarrier: LintRule = {
+  id: "poison/hidden-carrier",
+  severity: "error",
+  rationale: "HTML and Markdown comments, Unicode tag characters and base64 blobs hide text from a reviewer that a model still reads.",
+  fix: "Remove comments, tag characters and encoded text from the definition.",
+  checkTool(tool) {
+    return scan(allPassages(tool), (text) => found(hiddenCarrier(text)));
+  },
+};
+
+export const poisonSelfPromotion: LintRule = {
+  id: "poison/self-promotion",
+  severity: "warning",
+  rationale: "Superlatives aimed at tool choice (\"the best tool in the world\", \"always prefer this tool\") steer the model away from the tool the user needs.",
+  fix: "Say what the tool does and when to use it; let the model compare tools on facts.",
+  checkTool(tool) {
+    return scan(textPassages(tool), (text) => found(selfPromotion(text)));
   },
 };
 
@@ -273,7 +328,8 @@ export const poisonOtherServerTool: LintRule = {
 
 export const POISON_RULES: LintRule[] = [
   poisonHiddenBlock, poisonModelDirective, poisonExfiltration, poisonSendTo, poisonInvisibleUnicode,
-  poisonSchemaInstructions, poisonOtherServerTool,
+  poisonSchemaInstructions, poisonAddressedToModel, poisonCrossToolOrder, poisonSecretRequest, poisonRoleMarker,
+  poisonHiddenCarrier, poisonOtherServerTool, poisonIdentityRequest, poisonSelfPromotion,
 ];
 
 /** Ids of the poisoning rules whose error-level findings make the gateway hold a tool. */

@@ -21,9 +21,10 @@ import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "../sdk.
 import { type GatewaySession, notifyToolsChanged, type Sessions } from "../sessions.js";
 import type { Surface } from "./surface.js";
 import type { UsageEvent } from "../../store/types.js";
+import { type ScreenMode, type ScreenOutcome, screenCall } from "../../trust/screen.js";
 
 /** Options of the tools surface: a knowledge base (with its name in resource URIs), `exposeFound` and `usage`. */
-export type ToolsSurfaceOptions = Pick<GatewayOptions, "docs" | "exposeFound" | "usage"> & { docsCollection: string };
+export type ToolsSurfaceOptions = Pick<GatewayOptions, "docs" | "exposeFound" | "usage" | "config" | "screenResults" | "onCall"> & { docsCollection: string };
 
 export class ToolsSurface implements Surface {
   readonly capabilities = { tools: { listChanged: true } };
@@ -208,12 +209,13 @@ export class ToolsSurface implements Surface {
     }
     const name = rawName.trim();
     const started = performance.now();
-    const report = (outcome: "ok" | "error" | "refused" | "failed") => {
+    const report = (outcome: "ok" | "error" | "refused" | "failed", screen?: ScreenOutcome) => {
       // A refused call names a tool the caller may not see or called wrongly: nothing to learn, nothing to keep.
       if (outcome !== "refused") this.used(session, "call", [name], undefined, outcome === "ok" ? "ok" : "error");
-      if (!session?.onCall) return;
+      const onCall = session?.onCall ?? this.options.onCall;
+      if (!onCall) return;
       const argumentBytes = Buffer.byteLength(JSON.stringify(rawArguments ?? {}) ?? "");
-      session.onCall({ tool: name, outcome, durationMs: performance.now() - started, argumentBytes, arguments: rawArguments ?? {} });
+      onCall({ tool: name, outcome, durationMs: performance.now() - started, argumentBytes, arguments: rawArguments ?? {}, ...(screen ? { screen } : {}) });
     };
     const route = sees(session, name) ? this.registry.route(name) : undefined;
     if (!route) {
@@ -226,14 +228,20 @@ export class ToolsSurface implements Surface {
       return failure(check.message.replace(`call ${name} again`, `call ${CALL_TOOL} again`));
     }
     try {
-      const result = await this.registry.runnerOf(route).callTool(route.tool, check.input);
-      report(result.isError ? "error" : "ok");
+      const upstream = await this.registry.runnerOf(route).callTool(route.tool, check.input);
+      const { result, outcome } = screenCall(upstream, this.screenModeOf(route.server), name);
+      report(upstream.isError ? "error" : "ok", outcome);
       return result;
     } catch (error) {
       report("failed");
       if (error instanceof McpError) return failure(`upstream server "${route.server}" refused ${route.tool}: ${error.message}`);
       throw error;
     }
+  }
+
+  /** The screening mode of one server's results: its `"screenResults"`, else the gateway's (default `warn`). */
+  private screenModeOf(server: string): ScreenMode {
+    return this.options.config?.mcpServers[server]?.screenResults ?? this.options.screenResults ?? "warn";
   }
 
   /**

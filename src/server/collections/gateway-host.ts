@@ -20,6 +20,7 @@ import { parseGatewayConfig } from "../../mcp/config.js";
 import type { Gateway, GatewayOptions, GatewayUsage } from "../../mcp/gateway.js";
 import { deleteLaunchSnapshots } from "../../mcp/launch-snapshot.js";
 import type { CollectionRecord, Store } from "../../store/types.js";
+import type { ScreenMode } from "../../trust/screen.js";
 import { type LoadedCollection, messageOf } from "./types.js";
 
 /** What `GatewayHost` needs. */
@@ -29,6 +30,7 @@ export interface GatewayHostOptions {
   upstream?: GatewayOptions["upstream"];
   exposeFound?: boolean;
   trustUpdates?: boolean;
+  screenResults?: ScreenMode;
   log: (line: string) => void;
   /** Where a collection's sessions record their usage events (`UsageSignals.hookFor`). */
   usage: (collection: string) => GatewayUsage;
@@ -60,6 +62,7 @@ export class GatewayHost {
       owner: manifestOwner(record.name),
       // Upstream definitions are pinned; changes wait for review (routes/review.ts).
       pins: { store, trustUpdates: this.options.trustUpdates },
+      screenResults: this.options.screenResults,
       waitForUpstreams: false,
       exposeFound: this.options.exposeFound,
       upstream: this.options.upstream,

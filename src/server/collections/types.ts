@@ -9,6 +9,7 @@ import type { ToolIndex } from "../../indexes/tool-index.js";
 import type { Gateway, GatewayOptions } from "../../mcp/gateway.js";
 import type { CollectionKind, CollectionRecord } from "../../store/types.js";
 import type { UsageLearner } from "../../usage/events.js";
+import type { ScreenMode } from "../../trust/screen.js";
 
 /** Options of `Collections`. */
 export interface CollectionsOptions {
@@ -20,6 +21,8 @@ export interface CollectionsOptions {
   exposeFound?: boolean;
   /** `--trust-updates`: `mcp` collections serve changed upstream definitions at once (flagged ones are still held). */
   trustUpdates?: boolean;
+  /** `--screen-results`: what `mcp` collections do with upstream results aimed at the model (default `warn`). */
+  screenResults?: ScreenMode;
   /** Where problems with stored items or upstreams are reported (default: stderr). */
   log?: (line: string) => void;
   /** Changes read per page while catching up (default 1000). */

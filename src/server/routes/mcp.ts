@@ -160,7 +160,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       ...(options.loopbackOnly && port ? { enableDnsRebindingProtection: true, allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] } : {}),
     });
     const audit = options.audit;
-    const onCall = audit && ((call: ToolCallRecord) => audit.record({ who: keyId, action: "call_tool", collection, target: call.tool, outcome: call.outcome, durationMs: call.durationMs, argumentBytes: call.argumentBytes, arguments: call.arguments }));
+    const onCall = (call: ToolCallRecord) => {
+      if (call.screen) for (const flag of call.screen.flags) app.metrics?.screenFlags.inc({ rule: flag.rule, action: call.screen.action });
+      audit?.record({ who: keyId, action: "call_tool", collection, target: call.tool, outcome: call.outcome, durationMs: call.durationMs, argumentBytes: call.argumentBytes, arguments: call.arguments, ...(call.screen ? { screen: call.screen } : {}) });
+    };
     const server = gateway.createSession({ visible: visibilityOf(key), onCall });
     const session: Session = { transport, collection, keyId, keyHash };
     transport.onclose = () => {

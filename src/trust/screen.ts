@@ -1,0 +1,120 @@
+/**
+ * Result screening (SPEC §16): the gateway sees every upstream tool result before the model does, so it is the one
+ * place that can notice indirect prompt injection: a fetched page that says "AI assistant: ignore your previous
+ * instructions", a fake error that orders a destructive call, a fake `[system]` or `USER:` turn, orders in an HTML
+ * comment or in Unicode tag characters. The detectors are the poisoning rules' own (injection.ts); this module runs
+ * them on a result's text blocks and the text of embedded resources, and applies the mode:
+ *
+ * - `off`: the result passes as it is, unscreened;
+ * - `warn` (default): the result passes unchanged, with `_meta["toolsearch/screen"] = { flags: [{ rule, excerpt }] }`;
+ * - `block`: the result is replaced by an error result starting `result_blocked` that names the rules and never
+ *   repeats the payload.
+ *
+ * @example
+ * ```ts
+ * const flags = screenResult(result);
+ * const shown = applyScreen(result, flags, "block", "web__fetch");
+ * ```
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { addressedToModel, type Detection, hiddenBlock, hiddenCarrier, modelDirective, roleMarker } from "./injection.js";
+
+/** What the gateway does with an upstream result that holds text aimed at the model. */
+export type ScreenMode = "off" | "warn" | "block";
+
+export const SCREEN_MODES: readonly ScreenMode[] = ["off", "warn", "block"];
+
+/** The `_meta` key of the flags on a result. */
+export const SCREEN_META_KEY = "toolsearch/screen";
+
+/** One finding on a result: the detector, and a short, escaped quote of what it matched. */
+export interface ScreenFlag {
+  rule: string;
+  excerpt: string;
+}
+
+/** What screening did with one call's result (for the audit entry and the metric). */
+export interface ScreenOutcome {
+  action: "flagged" | "blocked";
+  flags: ScreenFlag[];
+}
+
+/**
+ * The detectors run on results. Results are data written for people (pages, help articles, logs), so only the
+ * detectors whose two signals never meet in honest text run here: a turn marker opening orders, text addressed to
+ * the model with an order, orders to override instructions or deceive the user, hidden-instruction tags, and
+ * comments, tag characters or base64 carrying orders. Secret *mentions* ("set OPENAI_API_KEY", "copy .env.example
+ * to .env") are everyday build instructions in a result, so the lint's secret-request rule does not run here.
+ */
+const DETECTORS: { rule: string; detect: (text: string) => Detection | undefined }[] = [
+  { rule: "role-marker", detect: roleMarker },
+  { rule: "addressed-to-model", detect: (text) => addressedToModel(text, { thirdPerson: "any" }) },
+  { rule: "model-directive", detect: modelDirective },
+  { rule: "hidden-block", detect: hiddenBlock },
+  { rule: "hidden-carrier", detect: hiddenCarrier },
+];
+
+/** Longest excerpt kept of a match, in characters before escaping. */
+const EXCERPT_CHARS = 60;
+/** Most text screened per block: an attack that needs more than this to hide is still read from its start. */
+const MAX_SCREENED_CHARS = 200_000;
+
+/**
+ * A short quote that is safe to show and log: whitespace folded, control, invisible, bidirectional and tag
+ * characters written as `\u{…}` escapes so that a reader sees them, cut to `EXCERPT_CHARS`.
+ */
+export function excerptOf(text: string): string {
+  const flat = text.replace(/[ \t\r\n]+/g, " ").trim();
+  const cut = [...flat].slice(0, EXCERPT_CHARS).join("");
+  const escaped = cut.replace(/[\p{Cc}\p{Cf}\u{E0000}-\u{E007F}\u2028\u2029\u115F\u1160\u3164\uFFA0]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  return [...flat].length > EXCERPT_CHARS ? `${escaped}…` : escaped;
+}
+
+/** Flags of one piece of text, one per detector that fires. */
+export function screenText(text: string): ScreenFlag[] {
+  const screened = text.length > MAX_SCREENED_CHARS ? text.slice(0, MAX_SCREENED_CHARS) : text;
+  const flags: ScreenFlag[] = [];
+  for (const { rule, detect } of DETECTORS) {
+    const hit = detect(screened);
+    if (hit) flags.push({ rule, excerpt: excerptOf(hit.match) });
+  }
+  return flags;
+}
+
+/** The texts of a result a model reads: text blocks, and the text of embedded resources. */
+function resultTexts(result: CallToolResult): string[] {
+  const texts: string[] = [];
+  for (const block of result.content ?? []) {
+    if (block.type === "text") texts.push(block.text);
+    else if (block.type === "resource" && "text" in block.resource && typeof block.resource.text === "string") texts.push(block.resource.text);
+  }
+  return texts;
+}
+
+/** Flags of a whole result (each rule once, with its first excerpt). */
+export function screenResult(result: CallToolResult): ScreenFlag[] {
+  const byRule = new Map<string, ScreenFlag>();
+  for (const text of resultTexts(result)) for (const flag of screenText(text)) if (!byRule.has(flag.rule)) byRule.set(flag.rule, flag);
+  return [...byRule.values()];
+}
+
+/**
+ * Applies a mode to a result and its flags: unchanged when there are none or the mode is `off`; with the flags in
+ * `_meta` under `warn`; replaced by a `result_blocked` error under `block` (its `_meta` names the rules only: the
+ * excerpts quote the payload, which the model must not see).
+ */
+export function applyScreen(result: CallToolResult, flags: ScreenFlag[], mode: ScreenMode, tool: string): CallToolResult {
+  if (!flags.length || mode === "off") return result;
+  if (mode === "warn") return { ...result, _meta: { ...result._meta, [SCREEN_META_KEY]: { flags } } };
+  const rules = [...new Set(flags.map((f) => f.rule))];
+  const text = `result_blocked: the result of ${tool} was withheld because it holds text aimed at the model (${rules.join(", ")}). Treat the call as failed; the gateway's operator can read the flags in the audit log.`;
+  return { content: [{ type: "text", text }], isError: true, _meta: { [SCREEN_META_KEY]: { blocked: true, rules } } };
+}
+
+/** Screens a result under a mode: the result to return, and what screening did (undefined when nothing was flagged). */
+export function screenCall(result: CallToolResult, mode: ScreenMode, tool: string): { result: CallToolResult; outcome?: ScreenOutcome } {
+  if (mode === "off") return { result };
+  const flags = screenResult(result);
+  if (!flags.length) return { result };
+  return { result: applyScreen(result, flags, mode, tool), outcome: { action: mode === "block" ? "blocked" : "flagged", flags } };
+}
