@@ -102,9 +102,9 @@ interface SubsetList {
 }
 
 /**
- * One term's postings: its ids' slots in ascending order and their field frequencies, the first `count` entries of two
- * typed arrays (their length is the capacity, doubled as the list grows). After a bulk build (`flush`) every list is a
- * view of one shared buffer, so a catalog's postings are two allocations, not two per term.
+ * One term's postings as an object: its ids' slots in ascending order and their field frequencies, the first `count`
+ * entries of two typed arrays (their length is the capacity, doubled as the list grows). Only a term that is searched
+ * or changed has one (see `Bm25fIndex.base`); it starts as a view of the shared lists.
  */
 interface Posting {
   slots: Int32Array;
@@ -152,8 +152,17 @@ export class Bm25fIndex {
    */
   private readonly termIds = new Map<string, number>();
   private readonly terms: string[] = [];
-  /** Postings by term id; an empty list is a term not (or no longer) in the vocabulary. */
-  private readonly postings: Posting[] = [];
+  /**
+   * Every term's list, flat: term `t`'s entries are `base.slots` and `base.tfs` from `baseStart[t]`, `baseCount[t]` of
+   * them, unless `postings[t]` holds it as an object. A bulk build (`flush`) and `fromState` leave every list here: an
+   * object and two views per term cost ~260 bytes of heap, more than the entries of most terms, so they are made only
+   * for a term that is searched or changed (`list`). An empty list is a term not (or no longer) in the vocabulary.
+   */
+  private base: { slots: Int32Array; tfs: Int32Array } = { slots: EMPTY, tfs: EMPTY };
+  private baseStart: Int32Array = new Int32Array(0);
+  private baseCount: Int32Array = new Int32Array(0);
+  /** The terms' lists made objects (see `base`), by term id; undefined for a list still in `base`. */
+  private postings: (Posting | undefined)[] = [];
   private readonly vocabulary: FuzzyVocabulary | undefined;
   private readonly slotOf = new Map<string, number>();
   private ids: (string | undefined)[] = [];
@@ -217,10 +226,14 @@ export class Bm25fIndex {
    */
   memoryBytes(): number {
     this.flush();
-    let bytes = this.ids.length * (8 + 8 * this.fields.length + 96);
-    this.postings.forEach((posting, t) => (bytes += TERM_BYTES + this.terms[t].length + 8 * posting.slots.length));
-    // Made on first need after `fromState` (see `undefer`): one term id per posting entry, plus the typo vocabulary.
-    if (!this.deferred) for (const posting of this.postings) bytes += 8 * posting.count + 48;
+    let bytes = this.ids.length * (8 + 8 * this.fields.length + 96) + 8 * this.base.slots.length;
+    for (let t = 0; t < this.terms.length; t++) {
+      bytes += TERM_BYTES + this.terms[t].length;
+      const posting = this.postings[t];
+      if (posting) bytes += POSTING_BYTES + (posting.slots.buffer === this.base.slots.buffer ? 0 : 8 * posting.slots.length) + 8 * (posting.pseudo?.length ?? 0);
+      // Made on first need after `fromState` (see `undefer`): one term id per posting entry.
+      if (!this.deferred) bytes += 8 * this.countOf(t) + 48;
+    }
     return bytes;
   }
 
@@ -243,9 +256,39 @@ export class Bm25fIndex {
       id = this.terms.length;
       this.termIds.set(term, id);
       this.terms.push(term);
-      this.postings.push({ slots: EMPTY, tfs: EMPTY, count: 0, pseudo: undefined, maxPseudo: 0, version: -1 });
+      this.postings.push(undefined);
+      if (id >= this.baseCount.length) {
+        const capacity = Math.max(1024, 2 * this.baseCount.length);
+        this.baseStart = grown(this.baseStart, capacity);
+        this.baseCount = grown(this.baseCount, capacity);
+      }
     }
     return id;
+  }
+
+  /** The number of entries of term `t`'s list. */
+  private countOf(t: number): number {
+    return this.postings[t]?.count ?? this.baseCount[t];
+  }
+
+  /** Term `t`'s list as an object, made from `base` on first need (see `base`). */
+  private list(t: number): Posting {
+    let posting = this.postings[t];
+    if (posting) return posting;
+    const start = this.baseStart[t];
+    const count = this.baseCount[t];
+    const slots = count === 0 ? EMPTY : this.base.slots.subarray(start, start + count);
+    const tfs = count === 0 ? EMPTY : this.base.tfs.subarray(start, start + count);
+    posting = { slots, tfs, count, pseudo: undefined, maxPseudo: 0, version: -1 };
+    this.postings[t] = posting;
+    return posting;
+  }
+
+  /** Term `t`'s entries without making an object: two arrays and where its entries are in them. */
+  private entries(t: number): { slots: Int32Array; tfs: Int32Array; start: number; count: number } {
+    const posting = this.postings[t];
+    if (posting) return { slots: posting.slots, tfs: posting.tfs, start: 0, count: posting.count };
+    return { slots: this.base.slots, tfs: this.base.tfs, start: this.baseStart[t], count: this.baseCount[t] };
   }
 
   /** `termId` of each term. */
@@ -259,26 +302,27 @@ export class Bm25fIndex {
   private posting(term: string): Posting | undefined {
     this.flush();
     const id = this.termIds.get(term);
-    const posting = id === undefined ? undefined : this.postings[id];
-    return posting && posting.count > 0 ? posting : undefined;
+    return id === undefined || this.countOf(id) === 0 ? undefined : this.list(id);
   }
 
-  /** The terms some indexed id has, in id order. */
-  private *liveTerms(): Generator<[string, Posting]> {
+  /** The ids of the terms some indexed id has, in id order. */
+  private *liveTerms(): Generator<number> {
     this.flush();
-    for (let t = 0; t < this.postings.length; t++) if (this.postings[t].count > 0) yield [this.terms[t], this.postings[t]];
+    for (let t = 0; t < this.terms.length; t++) if (this.countOf(t) > 0) yield t;
   }
 
   /** Number of indexed ids that contain the term. */
   documentFrequency(term: string): number {
-    return this.posting(term)?.count ?? 0;
+    this.flush();
+    const id = this.termIds.get(term);
+    return id === undefined ? 0 : this.countOf(id);
   }
 
   /** Vocabulary terms close to a term, nearest first (for suggestions and typo tolerance); with a subset, its terms. */
   nearTerms(term: string, maxDistance?: number, subset?: Bm25fSubset): Expansion[] {
     if (!this.vocabulary) return [];
     if (!this.vocabularyReady) {
-      for (const [known] of this.liveTerms()) this.vocabulary.add(known);
+      for (const t of this.liveTerms()) this.vocabulary.add(this.terms[t]);
       this.vocabularyReady = true;
     }
     const keep = subset && ((near: string) => this.subsetList(this.posting(near)!, subset).df > 0);
@@ -372,54 +416,58 @@ export class Bm25fIndex {
     const counts = new Int32Array(this.terms.length + 1);
     for (let i = 0; i < pending.size; i++) counts[pending.terms[i]]++;
     let listed = 0;
-    for (const posting of this.postings) listed += posting.count;
+    for (let t = 0; t < this.terms.length; t++) listed += this.countOf(t);
     if (pending.size >= listed) this.rebuildLists(counts);
     else this.growLists(counts);
-    for (let t = 0; t < this.postings.length; t++) {
+    for (let t = 0; t < this.terms.length; t++) {
       if (counts[t] === 0) continue;
       const posting = this.postings[t];
-      posting.pseudo = undefined;
-      if (posting.count === counts[t]) this.entered(t);
+      if (posting) posting.pseudo = undefined;
+      if (this.countOf(t) === counts[t]) this.entered(t);
     }
     pending.clear();
   }
 
-  /** `flush` for a bulk: every list copied with its pending entries into two shared buffers. */
+  /**
+   * `flush` for a bulk: every list copied with its pending entries into a new `base`. Every list moves, those without
+   * pending entries too, and every list object is dropped, so that nothing keeps an older buffer alive.
+   */
   private rebuildLists(counts: Int32Array): void {
-    const { postings, pending } = this;
-    const starts = new Int32Array(postings.length + 1);
-    for (let t = 0; t < postings.length; t++) starts[t + 1] = starts[t] + postings[t].count + counts[t];
-    const slots = new Int32Array(starts[postings.length]);
-    const tfs = new Int32Array(starts[postings.length]);
-    const fill = new Int32Array(postings.length);
-    for (let t = 0; t < postings.length; t++) {
-      const { count } = postings[t];
-      fill[t] = starts[t] + count;
-      if (count === 0) continue; // most terms of a first build (a view costs more than the copy)
-      slots.set(postings[t].slots.subarray(0, count), starts[t]);
-      tfs.set(postings[t].tfs.subarray(0, count), starts[t]);
+    const { pending } = this;
+    const termCount = this.terms.length;
+    const starts = new Int32Array(Math.max(termCount + 1, this.baseCount.length));
+    const sizes = new Int32Array(starts.length);
+    for (let t = 0; t < termCount; t++) {
+      sizes[t] = this.countOf(t) + counts[t];
+      starts[t + 1] = starts[t] + sizes[t];
+    }
+    const slots = new Int32Array(starts[termCount]);
+    const tfs = new Int32Array(starts[termCount]);
+    const fill = new Int32Array(termCount);
+    for (let t = 0; t < termCount; t++) {
+      const listed = this.entries(t);
+      fill[t] = starts[t] + listed.count;
+      if (listed.count === 0) continue; // most terms of a first build
+      slots.set(listed.slots.subarray(listed.start, listed.start + listed.count), starts[t]);
+      tfs.set(listed.tfs.subarray(listed.start, listed.start + listed.count), starts[t]);
     }
     for (let i = 0; i < pending.size; i++) {
       const at = fill[pending.terms[i]]++;
       slots[at] = pending.slots[i];
       tfs[at] = pending.tfs[i];
     }
-    // Every list moves, those without pending entries too, so that no list keeps an older shared buffer alive.
-    for (let t = 0; t < postings.length; t++) {
-      const posting = postings[t];
-      const size = starts[t + 1] - starts[t];
-      posting.slots = size === 0 ? EMPTY : slots.subarray(starts[t], starts[t + 1]);
-      posting.tfs = size === 0 ? EMPTY : tfs.subarray(starts[t], starts[t + 1]);
-      posting.count = size;
-    }
+    this.base = { slots, tfs };
+    this.baseStart = starts;
+    this.baseCount = sizes;
+    this.postings = new Array(termCount).fill(undefined);
   }
 
   /** `flush` for a few: each pending entry appended to its list, grown by doubling. */
   private growLists(counts: Int32Array): void {
-    const { postings, pending } = this;
-    for (let t = 0; t < postings.length; t++) if (counts[t] > 0) reserve(postings[t], postings[t].count + counts[t]);
+    const { pending } = this;
+    for (let t = 0; t < this.terms.length; t++) if (counts[t] > 0) reserve(this.list(t), this.countOf(t) + counts[t]);
     for (let i = 0; i < pending.size; i++) {
-      const posting = postings[pending.terms[i]];
+      const posting = this.list(pending.terms[i]);
       posting.slots[posting.count] = pending.slots[i];
       posting.tfs[posting.count++] = pending.tfs[i];
     }
@@ -580,14 +628,15 @@ export class Bm25fIndex {
   /** The built state in flat arrays (see `Bm25fState`); `fromState` with the same options restores it. */
   exportState(): Bm25fState {
     const live = [...this.liveTerms()];
-    const terms = live.map(([term]) => term);
+    const terms = live.map((t) => this.terms[t]);
     const offsets = new Int32Array(terms.length + 1);
-    live.forEach(([, posting], i) => (offsets[i + 1] = offsets[i] + posting.count));
+    live.forEach((t, i) => (offsets[i + 1] = offsets[i] + this.countOf(t)));
     const slots = new Int32Array(offsets[terms.length]);
     const tfs = new Int32Array(offsets[terms.length]);
-    live.forEach(([, posting], i) => {
-      slots.set(posting.slots.subarray(0, posting.count), offsets[i]);
-      tfs.set(posting.tfs.subarray(0, posting.count), offsets[i]);
+    live.forEach((t, i) => {
+      const listed = this.entries(t);
+      slots.set(listed.slots.subarray(listed.start, listed.start + listed.count), offsets[i]);
+      tfs.set(listed.tfs.subarray(listed.start, listed.start + listed.count), offsets[i]);
     });
     const lengths = Int32Array.from(this.lengths, (x) => x ?? 0);
     return { ids: this.ids.map((id) => id ?? null), lengths, terms, offsets, slots, tfs };
@@ -607,14 +656,15 @@ export class Bm25fIndex {
       index.slotOf.set(id, slot);
       for (let f = 0; f < n; f++) index.totalLengths[f] += state.lengths[slot * n + f];
     });
-    // One copy of each array (the state may be a view of a larger buffer, such as a whole snapshot), viewed per term.
-    const slots = state.slots.slice();
-    const tfs = state.tfs.slice();
+    // One copy of each array (the state may be a view of a larger buffer, such as a whole snapshot), as `base`.
+    const termCount = state.terms.length;
+    index.base = { slots: state.slots.slice(), tfs: state.tfs.slice() };
+    index.baseStart = new Int32Array(termCount + 1);
+    index.baseCount = new Int32Array(termCount + 1);
     state.terms.forEach((term, i) => {
-      const posting = index.postings[index.termId(term)];
-      posting.slots = slots.subarray(state.offsets[i], state.offsets[i + 1]);
-      posting.tfs = tfs.subarray(state.offsets[i], state.offsets[i + 1]);
-      posting.count = posting.slots.length;
+      if (index.termId(term) !== i) throw new Error(`Bm25fIndex.fromState: the term "${term}" is listed twice`);
+      index.baseStart[i] = state.offsets[i];
+      index.baseCount[i] = state.offsets[i + 1] - state.offsets[i];
     });
     index.normVersion++;
     return index;
@@ -625,9 +675,10 @@ export class Bm25fIndex {
     if (!this.deferred) return;
     this.deferred = false;
     this.termsOf = this.ids.map((id) => (id === undefined ? undefined : []));
-    this.postings.forEach((posting, term) => {
-      for (let i = 0; i < posting.count; i++) this.termsOf[posting.slots[i]]!.push(term);
-    });
+    for (let term = 0; term < this.terms.length; term++) {
+      const { slots, start, count } = this.entries(term);
+      for (let i = start; i < start + count; i++) this.termsOf[slots[i]]!.push(term);
+    }
   }
 
   private idf(posting: Posting): number {
@@ -752,7 +803,7 @@ export class Bm25fIndex {
   }
 
   private addPosting(term: number, slot: number, tf: number): void {
-    const posting = this.postings[term];
+    const posting = this.list(term);
     if (posting.count === 0) this.entered(term);
     // Slots stay in ascending order (a reused slot is inserted in place), so a list can be probed by binary search.
     reserve(posting, posting.count + 1);
@@ -767,7 +818,7 @@ export class Bm25fIndex {
   }
 
   private removePosting(term: number, slot: number): void {
-    const posting = this.postings[term];
+    const posting = this.list(term);
     const at = lowerBound(posting.slots, posting.count, slot);
     if (at === posting.count || posting.slots[at] !== slot) return;
     posting.slots.copyWithin(at, at + 1, posting.count);
@@ -790,7 +841,7 @@ function lowerBound(list: Int32Array, length: number, value: number): number {
   return lo;
 }
 
-const EMPTY = new Int32Array(0);
+const EMPTY: Int32Array = new Int32Array(0);
 
 /**
  * The fixed heap cost of one term: its posting object, its two typed-array views, its vocabulary map entry and array
@@ -799,6 +850,16 @@ const EMPTY = new Int32Array(0);
  * budget hold about 1.3× its size in live heap.
  */
 const TERM_BYTES = 340;
+
+/** The heap cost of a list made an object (see `Posting`): the object and its two typed-array views. */
+const POSTING_BYTES = 260;
+
+/** A copy of `array` with room for `capacity` entries (zeros after its own). */
+function grown(array: Int32Array, capacity: number): Int32Array {
+  const next = new Int32Array(capacity);
+  next.set(array);
+  return next;
+}
 
 /**
  * Gives a list room for `size` entries, doubling its capacity: a list that is a view of a shared buffer (after a bulk
