@@ -113,7 +113,7 @@ export class Scorer {
     const cached = this.cache.get(t, version);
     if (cached) return cached;
     const { items, store } = this.lists;
-    const out = this.cache.room(t, store.count[t]);
+    const out = this.cache.room(t, store.count[t], store.terms);
     this.cache.done(t, this.normalize(t, this.norms(items.size, items.totalLengths), out));
     return out;
   }
@@ -155,10 +155,10 @@ class PseudoCache {
     return this.values.subarray(this.at[t], this.at[t] + this.counts[t]);
   }
 
-  /** Room for term `t`'s `count` values (filled by the caller, then `done`). */
-  room(t: number, count: number): Float64Array {
+  /** Room for term `t`'s `count` values (filled by the caller, then `done`), of `terms` term ids. */
+  room(t: number, count: number, terms: number): Float64Array {
     if (t >= this.tag.length) {
-      const capacity = Math.max(1024, t + 1, 2 * this.tag.length);
+      const capacity = Math.max(terms, t + 1);
       this.at = grown(this.at, capacity);
       this.tag = grown(this.tag, capacity);
       this.max = grown(this.max, capacity);

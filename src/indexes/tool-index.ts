@@ -236,7 +236,7 @@ export class ToolIndex {
    * service's loaded collections within a memory budget.
    */
   memoryBytes(): number {
-    return this.bm25.memoryBytes() + this.tools.bytes + this.snapshotBytes;
+    return this.bm25.memoryBytes() + this.tools.bytes + this.snapshotBytes + (this.analyzer.memoryBytes?.() ?? 0);
   }
 
   /** Number of tools. */
