@@ -27,8 +27,6 @@ export class ToolTable {
   /** A tool, or its place in `saved` while not materialised. */
   private readonly entries = new Map<string, Tool | number>();
   private saved: TextList | undefined;
-  /** Counted bytes of the materialised tools (see `toolBytes`). */
-  private toolBytes = 0;
 
   /** A table of saved tools: `names[i]`'s JSON (a `StoredTool`) is `saved.get(i)`. */
   static of(names: readonly string[], saved: TextList): ToolTable {
@@ -51,20 +49,15 @@ export class ToolTable {
     if (typeof entry !== "number") return entry;
     const tool = restoredTool(name, JSON.parse(this.saved!.get(entry)) as StoredTool);
     this.entries.set(name, tool);
-    this.toolBytes += toolBytes(tool);
     return tool;
   }
 
   set(name: string, tool: Tool): void {
-    this.delete(name);
+    this.entries.delete(name);
     this.entries.set(name, tool);
-    this.toolBytes += toolBytes(tool);
   }
 
   delete(name: string): boolean {
-    const entry = this.entries.get(name);
-    if (entry === undefined) return false;
-    if (typeof entry !== "number") this.toolBytes -= toolBytes(entry);
     return this.entries.delete(name);
   }
 
@@ -89,12 +82,19 @@ export class ToolTable {
    * and per materialised tool twice its definition's JSON (objects cost about that much more than their text).
    */
   get bytes(): number {
-    return ENTRY_BYTES * this.entries.size + this.toolBytes;
+    let bytes = ENTRY_BYTES * this.entries.size;
+    for (const entry of this.entries.values()) if (typeof entry !== "number") bytes += toolBytes(entry);
+    return bytes;
   }
 }
 
+/** A tool's counted bytes, worked out once per tool object (a build does not pay for it, a budget check does). */
+const counted = new WeakMap<Tool, number>();
+
 function toolBytes(tool: Tool): number {
-  return 2 * JSON.stringify(tool.definition).length + 2 * tool.description.length + 256;
+  let bytes = counted.get(tool);
+  if (bytes === undefined) counted.set(tool, (bytes = 2 * JSON.stringify(tool.definition).length + 2 * tool.description.length + 256));
+  return bytes;
 }
 
 /** The heap cost of a map entry with its name string's header. */
