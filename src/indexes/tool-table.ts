@@ -53,8 +53,7 @@ export class ToolTable {
   }
 
   set(name: string, tool: Tool): void {
-    this.entries.delete(name);
-    this.entries.set(name, tool);
+    this.entries.set(name, tool); // a replaced tool keeps its place
   }
 
   delete(name: string): boolean {
