@@ -30,7 +30,7 @@ export class PostingStore {
   /** Makes room for term ids below `terms` (new ids have empty lists). */
   addTerms(terms: number): void {
     if (terms > this.start.length) {
-      const capacity = Math.max(1024, terms, 2 * this.start.length);
+      const capacity = Math.max(64, terms, 2 * this.start.length);
       this.start = grown(this.start, capacity);
       this.count = grown(this.count, capacity);
       this.room = grown(this.room, capacity);
