@@ -240,6 +240,9 @@ export class Collections {
     if (!this.loaded.has(name) && this.records.has(name)) await this.loadShared(name);
     const found = this.get(name);
     this.cache.touch(name);
+    // What an index holds grows with its first searches (terms decoded, hits' tools materialised): counted again at the
+    // next budget check rather than kept from its load.
+    found.bytes = undefined;
     return found;
   }
 
