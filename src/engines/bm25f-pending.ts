@@ -5,6 +5,8 @@
  * counted in place.
  */
 
+import type { FieldPacking } from "./bm25f-postings.js";
+
 /** Above this many entries, pending buffers are a bulk's, dropped once flushed. */
 const SMALL_PENDING = 4096;
 
@@ -15,6 +17,29 @@ export class PendingPostings {
   size = 0;
   /** Per term id, the index of its latest entry, or -1. */
   last = new Int32Array(0);
+
+  /**
+   * Adds a new slot's terms (ids per field): the slot is the largest there is, so each term's latest entry is this
+   * slot's when the term repeats, and is counted in place, with no per-slot table of counts (the bulk of a build's
+   * work). Returns the slot's distinct terms when `listTerms`.
+   */
+  addSlot(slot: number, fieldTerms: ArrayLike<number>[], packing: FieldPacking, listTerms: boolean): number[] | undefined {
+    const terms: number[] | undefined = listTerms ? [] : undefined;
+    for (let f = 0; f < fieldTerms.length; f++) {
+      const field = fieldTerms[f];
+      for (let i = 0; i < field.length; i++) {
+        const term = field[i];
+        const last = this.last[term];
+        if (last >= 0 && this.slots[last] === slot) {
+          this.tfs[last] = packing.increment(this.tfs[last], f);
+          continue;
+        }
+        this.push(term, slot, packing.increment(0, f));
+        terms?.push(term);
+      }
+    }
+    return terms;
+  }
 
   /** Bytes of its buffers. */
   get bytes(): number {

@@ -66,6 +66,15 @@ export class PostingStore {
     return 12 * this.start.length + (this.owned ? this.slots.byteLength + this.tfs.byteLength : 0);
   }
 
+  /** Each slot's term ids (undefined for a slot with no id), in one pass over the lists. */
+  termsBySlot(ids: readonly (string | undefined)[]): (number[] | undefined)[] {
+    const lists = ids.map((id) => (id === undefined ? undefined : ([] as number[])));
+    for (let t = 0; t < this.terms; t++) {
+      for (let i = this.start[t]; i < this.start[t] + this.count[t]; i++) lists[this.slots[i]]!.push(t);
+    }
+    return lists;
+  }
+
   /** The index of `slot` in term `t`'s list, or -1. */
   find(t: number, slot: number): number {
     const start = this.start[t];

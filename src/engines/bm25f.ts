@@ -205,28 +205,10 @@ export class Bm25fIndex implements Lists {
     this.normVersion++;
   }
 
-  /**
-   * Adds a new slot, the largest there is, to its terms' pending postings: each list then ends with it, so a repeated
-   * term is counted in place at the end, with no per-id table of counts (the bulk of a build's work).
-   */
+  /** Adds a new slot, the largest there is, to its terms' pending postings (see `PendingPostings.addSlot`). */
   private appendPostings(slot: number, fieldTerms: ArrayLike<number>[]): void {
-    const terms: number[] | undefined = this.termsOf ? [] : undefined;
-    const { pending } = this;
-    const { packing } = this.scorer;
-    pending.reserveTerms(this.store.terms);
-    for (let f = 0; f < fieldTerms.length; f++) {
-      const field = fieldTerms[f];
-      for (let i = 0; i < field.length; i++) {
-        const term = field[i];
-        const last = pending.last[term];
-        if (last >= 0 && pending.slots[last] === slot) {
-          pending.tfs[last] = packing.increment(pending.tfs[last], f);
-          continue;
-        }
-        pending.push(term, slot, packing.increment(0, f));
-        terms?.push(term);
-      }
-    }
+    this.pending.reserveTerms(this.store.terms);
+    const terms = this.pending.addSlot(slot, fieldTerms, this.scorer.packing, this.termsOf !== undefined);
     if (this.termsOf && terms) this.termsOf[slot] = terms;
   }
 
@@ -268,7 +250,7 @@ export class Bm25fIndex implements Lists {
   remove(id: string): boolean {
     this.flush();
     if (!this.items.slotOf.has(id)) return false;
-    const termsOf = (this.termsOf ??= this.termLists());
+    const termsOf = (this.termsOf ??= this.store.termsBySlot(this.items.ids));
     const slot = this.items.free(id)!;
     for (const term of termsOf[slot] ?? []) {
       if (this.store.delete(term, slot) && this.store.count[term] === 0 && this.vocabularyReady) this.vocabulary?.delete(this.dictionary.term(term));
@@ -276,16 +258,6 @@ export class Bm25fIndex implements Lists {
     termsOf[slot] = undefined;
     this.normVersion++;
     return true;
-  }
-
-  /** Every slot's term ids (see `termsOf`), in one pass over the lists. */
-  private termLists(): (number[] | undefined)[] {
-    const lists = this.items.ids.map((id) => (id === undefined ? undefined : ([] as number[])));
-    const { slots, start, count } = this.store;
-    for (let t = 0; t < this.store.terms; t++) {
-      for (let i = start[t]; i < start[t] + count[t]; i++) lists[slots[i]]!.push(t);
-    }
-    return lists;
   }
 
   /**
