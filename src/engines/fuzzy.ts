@@ -45,6 +45,8 @@ export class FuzzyVocabulary {
   private readonly minLength: number;
   private readonly twoEditsFrom: number;
   private readonly maxExpansions: number;
+  /** Number of terms held. */
+  size = 0;
 
   constructor(options: FuzzyOptions = {}) {
     this.minLength = options.minLength ?? 4;
@@ -59,6 +61,7 @@ export class FuzzyVocabulary {
     bucket.position.set(term, bucket.terms.length);
     bucket.terms.push(term);
     bucket.masks.push(letterMask(term));
+    this.size++;
   }
 
   delete(term: string): void {
@@ -72,6 +75,7 @@ export class FuzzyVocabulary {
     bucket.terms.pop();
     bucket.masks.pop();
     bucket.position.delete(term);
+    this.size--;
   }
 
   /** The largest edit distance allowed for a term of this length (0: no fuzzy matching). */

@@ -4,6 +4,8 @@
  *
  * A min-heap of slot numbers keyed by `scores[slot]`, with each slot's place in the heap, so that a slot already kept
  * whose score rises moves down in place instead of entering twice. Scores may only increase while slots are kept.
+ * With `ties`, equal scores are ordered too (`ties(a, b)`: slot a ranks below slot b), so that `ranked()` gives the
+ * exact k best of every slot offered, as a search's final selection needs.
  *
  * @example
  * ```ts
@@ -23,8 +25,19 @@ export class ScoreHeap {
   private size = 0;
   private k = 0;
 
-  constructor(private readonly scores: Float64Array, capacity: number) {
+  constructor(private readonly scores: Float64Array, capacity: number, private readonly ties?: (a: number, b: number) => boolean) {
     this.place = new Int32Array(capacity).fill(-1);
+  }
+
+  /** The slots kept, best first (equal scores in `ties` order, when given). */
+  ranked(): number[] {
+    return Array.from(this.members()).sort((a, b) => (this.below(a, b) ? 1 : this.below(b, a) ? -1 : 0));
+  }
+
+  /** Whether slot a ranks below slot b. */
+  private below(a: number, b: number): boolean {
+    const { scores } = this;
+    return scores[a] < scores[b] || (this.ties !== undefined && scores[a] === scores[b] && this.ties(a, b));
   }
 
   /** Empties the heap for a search of the `k` best. */
@@ -54,7 +67,7 @@ export class ScoreHeap {
       this.put(this.size++, slot);
       return this.up(this.size - 1);
     }
-    if (this.k === 0 || this.scores[slot] <= this.scores[this.slots[0]]) return;
+    if (this.k === 0 || !this.below(this.slots[0], slot)) return;
     this.place[this.slots[0]] = -1;
     this.put(0, slot);
     this.down(0);
@@ -66,23 +79,23 @@ export class ScoreHeap {
   }
 
   private up(at: number): void {
-    const { slots, scores } = this;
+    const { slots } = this;
     while (at > 0) {
       const parent = (at - 1) >> 1;
-      if (scores[slots[parent]] <= scores[slots[at]]) return;
+      if (!this.below(slots[at], slots[parent])) return;
       this.swap(at, parent);
       at = parent;
     }
   }
 
   private down(at: number): void {
-    const { slots, scores, size } = this;
+    const { slots, size } = this;
     for (;;) {
       const l = 2 * at + 1;
       const r = l + 1;
       let m = at;
-      if (l < size && scores[slots[l]] < scores[slots[m]]) m = l;
-      if (r < size && scores[slots[r]] < scores[slots[m]]) m = r;
+      if (l < size && this.below(slots[l], slots[m])) m = l;
+      if (r < size && this.below(slots[r], slots[m])) m = r;
       if (m === at) return;
       this.swap(at, m);
       at = m;

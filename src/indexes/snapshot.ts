@@ -16,8 +16,11 @@ import { ToolsearchError } from "../errors.js";
 import type { AnalyzerOptions } from "../text/analyzer.js";
 
 const MAGIC = "TSSNAP01";
-/** Formats this version reads; it writes 2 only when a snapshot has string lists. */
-const FORMATS = [1, 2];
+/**
+ * Formats this version reads; it writes 2 only when a snapshot has string lists, and 3 when its kind says so (a
+ * layout an older reader must refuse rather than misread: tool snapshots keep their tools in sections since 3).
+ */
+const FORMATS = [1, 2, 3];
 
 /** A section of a snapshot: typed numbers, or a list of strings (written as `string[]`, read as a `TextList`). */
 export type Section = Int32Array | Float32Array | string[] | TextList;
@@ -78,8 +81,8 @@ export function analyzerSettings(options: AnalyzerOptions = {}): AnalyzerSetting
   return { stopwords, stem: options.stem !== false, filters: options.filters?.length ?? 0 };
 }
 
-/** Packs a header and sections into one buffer. */
-export function encodeSnapshot(header: SnapshotHeader, sections: Record<string, Section | undefined>): Buffer {
+/** Packs a header and sections into one buffer (as `format` when given, else the lowest format that holds them). */
+export function encodeSnapshot(header: SnapshotHeader, sections: Record<string, Section | undefined>, format?: number): Buffer {
   const table: Record<string, SectionEntry> = {};
   const bytes: Record<string, Uint8Array> = {};
   let offset = 0;
@@ -92,8 +95,8 @@ export function encodeSnapshot(header: SnapshotHeader, sections: Record<string, 
     bytes[name] = raw;
     offset = align(offset + raw.length);
   }
-  const format = Object.values(table).some((entry) => entry.type === "str") ? 2 : 1;
-  const json = Buffer.from(JSON.stringify({ format, ...header, sections: table }), "utf8");
+  const written = format ?? (Object.values(table).some((entry) => entry.type === "str") ? 2 : 1);
+  const json = Buffer.from(JSON.stringify({ format: written, ...header, sections: table }), "utf8");
   const start = align(8 + 4 + json.length);
   const out = Buffer.alloc(start + offset);
   out.write(MAGIC, 0, "latin1");
@@ -172,16 +175,19 @@ export function int32Section(sections: Record<string, Section>, name: string): I
  * The sections of a BM25 state: its numbers, and (with `strings`) its ids and terms as string lists rather than in
  * the header; a free slot's id is then "" (`bm25State` reads either).
  */
-export function bm25Sections(state: Bm25fState, strings: boolean): Record<string, Section> {
+export function bm25Sections(state: Bm25fState & { terms: string[] }, strings: boolean): Record<string, Section> {
   const numbers = { lengths: state.lengths, offsets: state.offsets, slots: state.slots, tfs: state.tfs };
   return strings ? { ...numbers, bm25Ids: state.ids.map((id) => id ?? ""), bm25Terms: state.terms } : numbers;
 }
 
-/** The BM25 state an index snapshot holds (`bm25Sections`, with ids and terms in the header `bm25` or in sections). */
+/**
+ * The BM25 state an index snapshot holds (`bm25Sections`, with ids and terms in the header `bm25` or in sections; terms
+ * from a section stay undecoded until the index first looks one up).
+ */
 export function bm25State(header: SnapshotHeader, sections: Record<string, Section>): Bm25fState {
   const i32 = (name: string) => int32Section(sections, name);
   const bm25 = sections.bm25Ids
-    ? { ids: textSection(sections, "bm25Ids").all().map((id) => id || null), terms: textSection(sections, "bm25Terms").all() }
+    ? { ids: textSection(sections, "bm25Ids").all().map((id) => id || null), terms: textSection(sections, "bm25Terms") }
     : (header.bm25 as { ids: (string | null)[]; terms: string[] } | undefined);
   if (!bm25) throw invalid("it holds no BM25 ids and terms");
   return { ...bm25, lengths: i32("lengths"), offsets: i32("offsets"), slots: i32("slots"), tfs: i32("tfs") };

@@ -33,7 +33,10 @@ import {
   type Explanation, type ExplainOptions, explainedFields, explainedParts, explainedSimilarity, explainedTerms,
   NOT_A_HYBRID_CANDIDATE, placeIn,
 } from "./explain.js";
-import { analyzerSettings, bm25State, checkAnalyzer, decodeSnapshot, encodeSnapshot, invalid, savedVectors } from "./snapshot.js";
+import {
+  analyzerSettings, bm25Sections, bm25State, checkAnalyzer, decodeSnapshot, encodeSnapshot, int32Section, invalid, savedVectors, textSection, vectorParts,
+} from "./snapshot.js";
+import { restoredTool, type StoredTool, ToolTable } from "./tool-table.js";
 import { REGEX_FIELD_NAMES, regexFields, TOOL_FIELDS, type ToolTexts, toolTexts } from "./tool-fields.js";
 import {
   DEFAULT_LIMIT, DEFAULT_SETS, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
@@ -42,7 +45,10 @@ import {
 
 export class ToolIndex {
   readonly analyzer: Analyzer;
-  private readonly tools = new Map<string, Tool>();
+  /** The tools by name; those loaded from a snapshot are materialised on first need (see `ToolTable`). */
+  private tools = new ToolTable();
+  /** The byte length of the snapshot this index was loaded from: its sections are read in place, so it stays alive. */
+  private snapshotBytes = 0;
   private bm25: Bm25fIndex;
   private readonly bm25Options: Bm25fOptions;
   private readonly options: ToolIndexOptions;
@@ -140,7 +146,7 @@ export class ToolIndex {
   snapshot(): Buffer {
     this.undefer();
     const state = this.bm25.exportState();
-    const vectors = this.semantic.exportVectors();
+    const vectors = vectorParts(this.semantic.exportVectors());
     const header = {
       kind: "tools",
       analyzer: analyzerSettings(this.options.analyzer),
@@ -148,11 +154,14 @@ export class ToolIndex {
       fit: this.autoFit ? this.lexicalRanking : undefined,
       // The fitted fusion share, when a fit was made: a loaded index then embeds no pseudo-queries.
       fusion: this.autoFusion ? this.fusionFitted?.lexicalWeight : undefined,
-      tools: [...this.tools.values()].map(storedTool),
-      bm25: { ids: state.ids, terms: state.terms },
-      vectors: vectors && { embedder: vectors.embedder, dimensions: vectors.dimensions, ids: vectors.ids, texts: vectors.texts },
+      vectors: vectors.header,
     };
-    return encodeSnapshot(header, { lengths: state.lengths, offsets: state.offsets, slots: state.slots, tfs: state.tfs, vectors: vectors?.vectors });
+    // Tools as JSON texts in catalog order, each named by its BM25 slot (whose id is its name): no per-tool JSON in the
+    // header, and a loader parses a tool only when it is first asked for.
+    const slots = new Map(state.ids.map((id, slot) => [id, slot]));
+    const toolSlots = Int32Array.from(this.tools.keys(), (name) => slots.get(name)!);
+    const sections = { ...bm25Sections(state, true), toolSlots, tools: this.tools.storedTexts(), ...vectors.sections };
+    return encodeSnapshot(header, sections, TOOLS_FORMAT);
   }
 
   /**
@@ -176,11 +185,14 @@ export class ToolIndex {
     checkAnalyzer(header.analyzer, analyzerSettings(this.options.analyzer));
     if (header.bag !== this.bag) throw invalid(`it was built ${header.bag ? "with" : "without"} bm25.bag, these options ${this.bag ? "have" : "do not have"} it`);
     try {
-      this.bm25 = Bm25fIndex.fromState(this.bm25Options, bm25State(header, sections));
+      const state = bm25State(header, sections);
+      this.bm25 = Bm25fIndex.fromState(this.bm25Options, state);
+      this.tools = Array.isArray(header.tools) ? legacyTools(header.tools as LegacyStoredTool[]) : savedTools(state.ids, sections);
+      this.snapshotBytes = snapshot.buffer.byteLength;
     } catch (error) {
+      this.bm25 = new Bm25fIndex(this.bm25Options);
       throw error instanceof ToolsearchError ? error : invalid((error as Error).message);
     }
-    for (const stored of header.tools as StoredTool[]) this.restore(stored);
     if (this.autoFit && isLexicalRanking(header.fit)) {
       this.bm25.rescore(candidateScoring(header.fit));
       this.fitted = { ranking: header.fit, size: this.tools.size };
@@ -219,14 +231,12 @@ export class ToolIndex {
   }
 
   /**
-   * Bytes this index holds in memory, roughly: its BM25 postings (`Bm25fIndex.memoryBytes`) and its tools, each
-   * counted as twice the length of its definition as JSON (objects cost about that much more than their text). Used
-   * to keep a service's loaded collections within a memory budget.
+   * Bytes this index holds in memory: its BM25 arrays (`Bm25fIndex.memoryBytes`), the snapshot it was loaded from
+   * (kept whole: its sections are read in place), and its materialised tools (`ToolTable.bytes`). Used to keep a
+   * service's loaded collections within a memory budget.
    */
   memoryBytes(): number {
-    let bytes = this.bm25.memoryBytes();
-    for (const tool of this.tools.values()) bytes += 2 * JSON.stringify(tool.definition).length + 2 * tool.description.length + 256;
-    return bytes;
+    return this.bm25.memoryBytes() + this.tools.bytes + this.snapshotBytes + (this.analyzer.memoryBytes?.() ?? 0);
   }
 
   /** Number of tools. */
@@ -560,9 +570,10 @@ export class ToolIndex {
 
   /** The tools as the fits read them: texts are made only for the few the pseudo-queries come from. */
   private fitTools(): FitTarget["tools"] {
-    return this.list().map((tool) => {
+    const tools = this.tools;
+    return this.names().map((name) => {
       let texts: ToolTexts | undefined;
-      return { name: tool.name, get texts() { return (texts ??= toolTexts(tool)); } };
+      return { name, get texts() { return (texts ??= toolTexts(tools.get(name)!)); } };
     });
   }
 
@@ -588,15 +599,6 @@ export class ToolIndex {
       throw new ToolsearchError(code, `${describeLocation({ name: p.name })}: ${p.message}`.replace(/^: /, ""), { problems: checked.problems });
     }
     return checked.tool;
-  }
-
-  /** Puts back a saved tool; its BM25 terms are in the snapshot, its other texts are made when first needed. */
-  private restore(stored: StoredTool): void {
-    const [name, description, shape, definition, extras, title, schema] = stored;
-    const tool: Tool = { name, description, inputSchema: schema ?? definition.input_schema, shape, definition, extras };
-    if (typeof extras.category === "string") tool.category = extras.category;
-    if (title !== null) tool.title = title;
-    this.tools.set(name, tool);
   }
 
   private index(tool: Tool, analyze = (text: string): Int32Array => this.bm25.termIdsOf(this.analyzer.analyze(text))): void {
@@ -627,12 +629,29 @@ function concatIds(lists: Int32Array[]): Int32Array {
 const FIT_CHANGE_SHARE = 0.2;
 const FIT_MIN_CHANGES = 8;
 
-/** A tool as a snapshot keeps it: a tuple, with the schema only when it is not the definition's own. */
-type StoredTool = [string, string, Tool["shape"], Tool["definition"], Record<string, unknown>, string | null, Tool["inputSchema"] | null];
+/**
+ * The snapshot format of tools (`encodeSnapshot`): 3 keeps them as a string list named by BM25 slot. Formats 1 and 2
+ * (every tool in the JSON header, with its name) are still read.
+ */
+const TOOLS_FORMAT = 3;
 
-function storedTool(tool: Tool): StoredTool {
-  const schema = tool.inputSchema === tool.definition.input_schema ? null : tool.inputSchema;
-  return [tool.name, tool.description, tool.shape, tool.definition, tool.extras, tool.title ?? null, schema];
+/** A tool as formats 1 and 2 keep it: its name, then a `StoredTool`. */
+type LegacyStoredTool = [string, ...StoredTool];
+
+function legacyTools(stored: LegacyStoredTool[]): ToolTable {
+  const table = new ToolTable();
+  for (const [name, ...rest] of stored) table.set(name, restoredTool(name, rest));
+  return table;
+}
+
+/** The tools of a format 3 snapshot: `toolSlots[i]` is the BM25 slot whose id names `tools[i]`. */
+function savedTools(ids: (string | null)[], sections: Parameters<typeof textSection>[0]): ToolTable {
+  const slots = int32Section(sections, "toolSlots");
+  const texts = textSection(sections, "tools");
+  if (texts.length !== slots.length) throw invalid("its tools and their slots differ in number");
+  const names = Array.from(slots, (slot) => ids[slot]);
+  if (names.some((name) => typeof name !== "string")) throw invalid("a tool names a BM25 slot with no id");
+  return ToolTable.of(names as string[], texts);
 }
 
 /**

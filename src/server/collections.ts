@@ -182,6 +182,9 @@ export class Collections {
     if (!this.residents.isLoaded(name) && this.residents.knows(name)) await this.loads.load(name);
     const found = this.get(name);
     this.residents.touch(name);
+    // What an index holds grows with its first searches (terms decoded, hits' tools materialised): counted again at the
+    // next budget check rather than kept from its load.
+    found.bytes = undefined;
     return found;
   }
 

@@ -37,10 +37,15 @@ export interface Analyzer {
    * that a plain `{ analyze }` still is an `Analyzer`; `createAnalyzer`'s analyzers have it.
    */
   bulkIds?(resolve: (term: string) => number): (text: string) => Int32Array;
+  /** Bytes its memo of analyzed chunks holds (bounded; see `CHUNK_MEMO_LIMIT`). */
+  memoryBytes?(): number;
 }
 
-/** How many distinct chunks an analyzer remembers the terms of. */
-const CHUNK_MEMO_LIMIT = 300_000;
+/**
+ * How many distinct chunks an analyzer remembers the terms of (queries, single adds): a bulk build keeps its own memo
+ * for as long as it runs (`bulkIds`), so this one stays small, and is emptied when full.
+ */
+const CHUNK_MEMO_LIMIT = 8192;
 
 /**
  * Builds the pipeline: normalize → tokenize → split identifiers → lower case → fold → stopwords → stem → your filters.
@@ -59,9 +64,10 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     for (const filter of chunkFilters) tokens = filter(tokens);
     return tokens;
   };
+  const chunkTerms = (chunk: string): string[] => chunkTokens(chunk).map((t) => t.text);
   // The memo keeps only what the pipeline reads back: term strings, or tokens when stream filters follow.
-  const terms = memoize(CHUNK_MEMO_LIMIT, (chunk) => chunkTokens(chunk).map((t) => t.text));
-  const tokens = memoize(CHUNK_MEMO_LIMIT, chunkTokens);
+  const terms = memoize(CHUNK_MEMO_LIMIT, chunkTerms, (list) => list.reduce((sum, term) => sum + STRING_BYTES + 2 * term.length, 0));
+  const tokens = memoize(CHUNK_MEMO_LIMIT, chunkTokens, (list) => list.reduce((sum, token) => sum + TOKEN_BYTES + 2 * token.text.length, 0));
   const chunksOf = (text: string): string[] => {
     // NFKC leaves ASCII as it is, so pure-ASCII text (most text) skips it and the Unicode-class tokenizer.
     const ascii = !hasNonAscii(text);
@@ -75,7 +81,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
         for (const chunk of chunksOf(text)) for (const term of terms(chunk)) out.push(term);
         return out;
       },
-      bulkIds: (resolve) => chunkIdAnalysis(chunksOf, (chunk) => terms(chunk).map(resolve)),
+      bulkIds: (resolve) => chunkIdAnalysis(chunksOf, (chunk) => chunkTerms(chunk).map(resolve)),
+      memoryBytes: () => terms.bytes(),
     };
   }
   const analyze = (text: string): string[] => {
@@ -84,7 +91,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     return stream.map((t) => t.text);
   };
   // Stream filters see a whole text, so its terms cannot be memoized per chunk.
-  return { analyze, bulkIds: (resolve) => (text) => Int32Array.from(analyze(text), resolve) };
+  return { analyze, bulkIds: (resolve) => (text) => Int32Array.from(analyze(text), resolve), memoryBytes: () => tokens.bytes() };
 }
 
 /**
@@ -126,15 +133,27 @@ function chunkIdAnalysis(chunksOf: (text: string) => string[], chunkIds: (chunk:
   };
 }
 
-/** `make` remembered for up to `limit` distinct keys. */
-function memoize<T>(limit: number, make: (key: string) => T): (key: string) => T {
+/** `make` remembered for up to `limit` distinct keys (emptied when full), with the bytes it holds (`size` per value). */
+function memoize<T>(limit: number, make: (key: string) => T, size: (value: T) => number): ((key: string) => T) & { bytes(): number } {
   const memo = new Map<string, T>();
-  return (key) => {
+  let bytes = 0;
+  const get = (key: string): T => {
     let value = memo.get(key);
     if (value === undefined) {
       value = make(key);
-      if (memo.size < limit) memo.set(key, value);
+      if (memo.size >= limit) {
+        memo.clear();
+        bytes = 0;
+      }
+      memo.set(key, value);
+      bytes += MEMO_ENTRY_BYTES + 2 * key.length + size(value);
     }
     return value;
   };
+  return Object.assign(get, { bytes: () => bytes });
 }
+
+/** Heap costs of a memo entry (its key's header, map entry and array), a term string's header, a token object. */
+const MEMO_ENTRY_BYTES = 96;
+const STRING_BYTES = 24;
+const TOKEN_BYTES = 56;

@@ -49,3 +49,23 @@ describe("ScoreHeap", () => {
     assert.equal(heap.members().length, 0);
   });
 });
+
+describe("ScoreHeap with ties", () => {
+  it("keeps the exact k best of every slot offered, equal scores in the tie order, best first", () => {
+    let seed = 3;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    const n = 200;
+    const scores = new Float64Array(n);
+    for (let slot = 0; slot < n; slot++) scores[slot] = 1 + random(6); // many equal scores
+    const ids = Array.from({ length: n }, (_, slot) => `id${String(random(1000)).padStart(4, "0")}-${slot}`);
+    const heap = new ScoreHeap(scores, n, (a, b) => ids[a] > ids[b]);
+    for (const k of [1, 5, 17, 50]) {
+      heap.reset(k);
+      for (let slot = 0; slot < n; slot++) heap.offer(slot);
+      const expected = Array.from({ length: n }, (_, slot) => slot)
+        .sort((a, b) => scores[b] - scores[a] || (ids[a] < ids[b] ? -1 : 1))
+        .slice(0, k);
+      assert.deepEqual(heap.ranked(), expected, `k = ${k}`);
+    }
+  });
+});

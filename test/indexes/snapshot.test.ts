@@ -4,6 +4,7 @@ import { describe, it } from "node:test";
 import { Embedder } from "../../src/embeddings/embedder.js";
 import type { EmbeddingProvider } from "../../src/embeddings/provider.js";
 import { ToolsearchError } from "../../src/errors.js";
+import { decodeSnapshot, encodeSnapshot, type Section } from "../../src/indexes/snapshot.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { CountingProvider, useLite } from "../embeddings/helpers.js";
 import { fixture } from "../helpers/files.js";
@@ -120,5 +121,39 @@ describe("ToolIndex snapshots", () => {
     assert.throws(() => bag.loadSnapshot(built.snapshot()), isCode("snapshot_invalid"));
     assert.equal(bag.size, 0);
     assert.deepEqual(bag.searchSync("weather"), []);
+  });
+
+  it("writes format 3: no tool in the JSON header, tools, ids and terms as string sections", async () => {
+    const built = await ToolIndex.fromFile(paths[1]);
+    const { header, sections } = decodeSnapshot(built.snapshot(), "tools");
+    assert.equal(header.format, 3);
+    assert.equal(header.tools, undefined);
+    assert.equal(header.bm25, undefined);
+    for (const name of ["tools", "toolSlots", "bm25Ids", "bm25Terms"]) assert.ok(sections[name], name);
+    assert.ok(JSON.stringify(header).length < 2000, "the header does not grow with the catalog");
+  });
+
+  it("materialises only the tools a search returns, and answers and describes as the built index", async () => {
+    const built = await ToolIndex.fromFile(paths[1]);
+    const loaded = ToolIndex.fromSnapshot(built.snapshot());
+    const counted = loaded.memoryBytes();
+    const hits = loaded.searchSync("customer", { limit: 2 });
+    assert.deepEqual(hits, built.searchSync("customer", { limit: 2 }));
+    assert.deepEqual(loaded.names(), built.names());
+    for (const name of built.names()) assert.deepEqual(loaded.describe(name), built.describe(name));
+    assert.ok(loaded.memoryBytes() > counted, "materialised tools and decoded terms are counted");
+  });
+
+  it("refuses a format 3 snapshot whose tools name missing slots, and leaves the index empty", async () => {
+    const bytes = (await ToolIndex.fromFile(paths[0])).snapshot();
+    const { header, sections } = decodeSnapshot(bytes, "tools");
+    const { format: _format, sections: _table, ...rest } = header as Record<string, unknown>;
+    const plain: Record<string, Section> = {};
+    for (const [name, section] of Object.entries(sections)) plain[name] = "all" in section ? section.all() : section;
+    const damaged = encodeSnapshot(rest as typeof header, { ...plain, toolSlots: new Int32Array((sections.toolSlots as Int32Array).length).fill(9999) }, 3);
+    const target = new ToolIndex();
+    assert.throws(() => target.loadSnapshot(damaged), isCode("snapshot_invalid"));
+    assert.equal(target.size, 0);
+    assert.deepEqual(target.searchSync("weather"), []);
   });
 });

@@ -87,7 +87,8 @@ test("--preload and --preload-recent warm collections up at start", async () => 
 });
 
 test("under a memory budget the least recently used idle collection is dropped and comes back, with later changes, answering as before", async () => {
-  // The budget: room for about two of the tools collections.
+  // The budget: room for two of the tools collections as a rebuild leaves them, not three. One loaded from its
+  // snapshot counts about half as much once searched (its tools stay JSON text in the snapshot until asked for).
   const probe = await service({});
   for (const name of NAMES) await search(probe.svc, name, "weather");
   const each = probe.svc.collections.loadedBytes / NAMES.length;
@@ -95,12 +96,12 @@ test("under a memory budget the least recently used idle collection is dropped a
   for (const name of NAMES) unbudgeted.push(await search(probe.svc, name, `${name} only weather forecast`));
   await probe.svc.close();
 
-  const { svc, events } = await service({ memoryBudgetBytes: Math.round(each * 2.5), snapshots: { saveDelayMs: 60_000 } });
+  const { svc, events } = await service({ memoryBudgetBytes: Math.round(each * 2.3), snapshots: { saveDelayMs: 60_000 } });
   try {
     const answers = [];
     for (const name of NAMES) answers.push(await search(svc, name, `${name} only weather forecast`));
     assert.deepEqual(answers, unbudgeted, "answers are the same with and without a budget");
-    assert.ok(svc.collections.loadedBytes <= each * 2.5, `held ${svc.collections.loadedBytes} bytes`);
+    assert.ok(svc.collections.loadedBytes <= each * 2.3, `held ${svc.collections.loadedBytes} bytes`);
     assert.deepEqual(events.filter((e) => e.type === "evict").map((e) => e.name), ["alpha", "bravo"], "least recently used first");
     assert.ok(!svc.collections.find("alpha") && svc.collections.find("delta"));
 
@@ -118,7 +119,8 @@ test("under a memory budget the least recently used idle collection is dropped a
     await search(svc, "bravo", "weather");
     await search(svc, "charlie", "weather");
     assert.ok(svc.collections.find("delta"), "pinned delta stayed");
-    assert.ok(!svc.collections.find("alpha") && !svc.collections.find("bravo"));
+    assert.ok(!svc.collections.find("alpha"), "the least recently used idle collection went instead");
+    assert.ok(svc.collections.find("bravo") && svc.collections.find("charlie"));
     svc.collections.release("delta");
     const metrics = (await svc.app.inject({ method: "GET", url: "/metrics", headers: svc.auth(svc.keys.admin) })).body;
     assert.match(metrics, /^toolsearch_collection_evictions_total [1-9]\d*$/m);

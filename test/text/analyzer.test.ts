@@ -96,3 +96,29 @@ describe("analyzer", () => {
     }), fuzzParameters());
   });
 });
+
+describe("analyzer memo", () => {
+  it("counts the chunks it remembers and stays bounded however many distinct words it meets", () => {
+    const analyzer = createAnalyzer();
+    assert.equal(analyzer.memoryBytes!(), 0);
+    analyzer.analyze("weather forecast");
+    const two = analyzer.memoryBytes!();
+    assert.ok(two > 0);
+    let most = 0;
+    for (let i = 0; i < 20_000; i++) {
+      analyzer.analyze(`word${i}x`);
+      most = Math.max(most, analyzer.memoryBytes!());
+    }
+    assert.ok(most < 8192 * 400, `at most the limit's worth of entries (${most} bytes)`);
+    assert.deepEqual(analyzer.analyze("weather forecast"), ["weather", "forecast"]);
+  });
+
+  it("gives a bulk build the same terms without filling the memo", () => {
+    const analyzer = createAnalyzer();
+    const ids = new Map<string, number>();
+    const bulk = analyzer.bulkIds!((term) => ids.get(term) ?? (ids.set(term, ids.size), ids.size - 1));
+    const terms = [...bulk("getStockLevel of items")].map((id) => [...ids.keys()][id]);
+    assert.equal(analyzer.memoryBytes!(), 0);
+    assert.deepEqual(terms, analyzer.analyze("getStockLevel of items"));
+  });
+});

@@ -13,7 +13,7 @@ import { Embedder } from "../../embeddings/embedder.js";
 import { EMBEDDER_NAMES, providerFromSpec } from "../../embeddings/from-spec.js";
 import { isLoopbackName } from "../../server/auth.js";
 import { MB } from "../../server/collection-cache.js";
-import { HeapTrim, tightenHeapGrowth } from "../../server/heap-trim.js";
+import { tightenHeapGrowth } from "../../server/heap-trim.js";
 import type { Collections } from "../../server/collections.js";
 import { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS } from "../../server/limits.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../../mcp/http-sessions.js";
@@ -146,12 +146,8 @@ async function serve(flags: ServeFlags): Promise<void> {
     preload: { names: preloadNames, recent: flags.preloadRecent },
     memoryBudgetBytes: budget === undefined ? undefined : budget * MB,
   });
-  // Under a budget, the memory of dropped collections goes back to the system (src/server/heap-trim.ts).
-  if (budget !== undefined) {
-    tightenHeapGrowth();
-    const trim = new HeapTrim({ budgetBytes: budget * MB });
-    collections.observe(() => trim.check());
-  }
+  // Under a budget, V8 collects dropped collections sooner (src/server/heap-trim.ts).
+  if (budget !== undefined) tightenHeapGrowth();
   const audit = new AuditLog(store, { keepArguments: flags.auditArguments, log: note });
   try {
     const seeded = await seedCollections(store, { catalogs: flags.catalog, docs: flags.docs, mcpConfigs: flags.mcpConfig });

@@ -1,9 +1,12 @@
 import { stem as porter2 } from "porter2";
 import type { Token } from "../token.js";
 
-/** Stems are memoized across every analyzer of the process: the same words recur in every catalog and query. */
+/**
+ * Stems are memoized across every analyzer of the process: the same words recur in every catalog and query. Bounded
+ * (emptied when full) so that a long-running service's memory does not grow with every word it ever met.
+ */
 const memo = new Map<string, string>();
-const MEMO_LIMIT = 500_000;
+const MEMO_LIMIT = 65_536;
 
 /**
  * Stems one English word with Porter2 (Snowball's English algorithm, `porter2` package). Porter2 is chosen over the
@@ -14,7 +17,8 @@ export function stemWord(word: string): string {
   let stemmed = memo.get(word);
   if (stemmed === undefined) {
     stemmed = word.length > 3 && !/\d/.test(word) ? porter2(word) : word;
-    if (memo.size < MEMO_LIMIT) memo.set(word, stemmed);
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(word, stemmed);
   }
   return stemmed;
 }

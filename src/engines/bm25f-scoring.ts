@@ -1,0 +1,181 @@
+/**
+ * BM25F's arithmetic over the stored lists: field weights, length normalization (per field, or once per item), and
+ * each term's pseudo-frequencies `tf~` per listed id, cached in one shared buffer for the index's current version.
+ *
+ *   tf~ = Σ_f w_f · tf_f / ((1 − b_f) + b_f · len_f / avglen_f)
+ */
+import type { ItemTable } from "./bm25f-items.js";
+import { FieldPacking, grown, type PostingStore } from "./bm25f-postings.js";
+
+/** One indexed field. */
+export interface FieldOptions {
+  name: string;
+  /** How much a match in this field counts (default 1). */
+  weight?: number;
+  /** Length normalization, 0 (none) to 1 (full) (default 0.75). */
+  b?: number;
+}
+
+/** What can change without re-indexing (the lists keep raw frequencies per field). */
+export interface ScoringOptions {
+  fields: Pick<FieldOptions, "weight" | "b">[];
+  /** Term-frequency saturation (default 1.2). */
+  k1?: number;
+  /** Per field (`field`, BM25F, the default), or once over the whole item with one `b` (`{ document: b }`). */
+  normalization?: "field" | { document: number };
+}
+
+/** Average length per field and of a whole item, over the live ids (or a subset's). */
+export interface Norms {
+  avg: number[];
+  avgTotal: number;
+}
+
+/** Where a scorer reads the lists and the items' lengths (the index, whose parts a load replaces). */
+export interface Lists {
+  readonly store: PostingStore;
+  readonly items: ItemTable;
+}
+
+export class Scorer {
+  fields: Required<FieldOptions>[];
+  k1 = 1.2;
+  /** The `b` of whole-item length normalization, or undefined for per-field. */
+  private documentB: number | undefined;
+  readonly packing: FieldPacking;
+  private readonly cache = new PseudoCache();
+
+  constructor(readonly lists: Lists, fields: FieldOptions[], scoring: Omit<ScoringOptions, "fields">) {
+    this.fields = fields.map((f) => ({ name: f.name, weight: f.weight ?? 1, b: f.b ?? 0.75 }));
+    this.packing = new FieldPacking(fields.length);
+    this.set({ ...scoring, fields });
+  }
+
+  /** Changes weights, `b`, `k1` and normalization (the caller bumps its version, which drops the cache). */
+  set(scoring: ScoringOptions): void {
+    if (scoring.fields.length !== this.fields.length) throw new Error(`Bm25fIndex.rescore: expected ${this.fields.length} fields, got ${scoring.fields.length}`);
+    this.fields = this.fields.map((f, i) => ({ name: f.name, weight: scoring.fields[i].weight ?? 1, b: scoring.fields[i].b ?? 0.75 }));
+    this.k1 = scoring.k1 ?? 1.2;
+    this.documentB = typeof scoring.normalization === "object" ? scoring.normalization.document : undefined;
+  }
+
+  /** Bytes of its cache. */
+  get bytes(): number {
+    return this.cache.bytes;
+  }
+
+  /** Averages over `live` ids whose lengths sum to `totals` per field. */
+  norms(live: number, totals: readonly number[]): Norms {
+    const n = Math.max(1, live);
+    return { avg: totals.map((total) => total / n || 1), avgTotal: totals.reduce((a, b) => a + b, 0) / n || 1 };
+  }
+
+  /** The length normalization of field `f` of `slot`: its own (BM25F) or the whole item's. */
+  lengthNorm(norms: Norms, slot: number, f: number): number {
+    const { items } = this.lists;
+    if (this.documentB === undefined) {
+      const b = this.fields[f].b;
+      return 1 - b + (b * items.length(slot, f)) / norms.avg[f];
+    }
+    let length = 0;
+    for (let g = 0; g < this.fields.length; g++) length += items.length(slot, g);
+    return 1 - this.documentB + (this.documentB * length) / norms.avgTotal;
+  }
+
+  /** The weighted, normalized frequency of one packed entry in `slot`. */
+  entry(packed: number, slot: number, norms: Norms): number {
+    let sum = 0;
+    for (let f = 0; f < this.fields.length; f++) {
+      const tf = this.packing.get(packed, f);
+      if (tf === 0) continue;
+      sum += (this.fields[f].weight * tf) / this.lengthNorm(norms, slot, f);
+    }
+    return sum;
+  }
+
+  /** Term `t`'s pseudo-frequencies with `norms` into `out` (0 for slots outside `mask`); returns their maximum. */
+  normalize(t: number, norms: Norms, out: Float64Array, mask?: Uint8Array): number {
+    const { slots, tfs, start, count } = this.lists.store;
+    const from = start[t];
+    let max = 0;
+    for (let i = 0; i < count[t]; i++) {
+      const slot = slots[from + i];
+      if (mask && !mask[slot]) continue;
+      const value = this.entry(tfs[from + i], slot, norms);
+      out[i] = value;
+      if (value > max) max = value;
+    }
+    return max;
+  }
+
+  /** Term `t`'s pseudo-frequencies over the whole index, cached while `version` holds; `maxPseudo` gives their maximum. */
+  pseudo(t: number, version: number): Float64Array {
+    const cached = this.cache.get(t, version);
+    if (cached) return cached;
+    const { items, store } = this.lists;
+    const out = this.cache.room(t, store.count[t], store.terms);
+    this.cache.done(t, this.normalize(t, this.norms(items.size, items.totalLengths), out));
+    return out;
+  }
+
+  /** The largest of `pseudo(t)`, valid after it. */
+  maxPseudo(t: number): number {
+    return this.cache.max[t];
+  }
+}
+
+/**
+ * The pseudo-frequencies made so far for one version of the index, term after term in one buffer: per term id, where
+ * its values start, the version tag they were made at, and their maximum. A new version empties it (every length
+ * average changed) and reuses the buffer.
+ */
+class PseudoCache {
+  private at = new Int32Array(0);
+  private counts = new Int32Array(0);
+  private tag = new Int32Array(0);
+  max = new Float64Array(0);
+  private values = new Float64Array(0);
+  private used = 0;
+  /** The index version the cache holds, and a tag per such version (0: none). */
+  private version = -1;
+  private epoch = 0;
+
+  get bytes(): number {
+    return this.at.byteLength + this.tag.byteLength + this.max.byteLength + this.values.byteLength;
+  }
+
+  get(t: number, version: number): Float64Array | undefined {
+    if (version !== this.version) {
+      this.version = version;
+      this.epoch++;
+      this.used = 0;
+      return undefined;
+    }
+    if (t >= this.tag.length || this.tag[t] !== this.epoch) return undefined;
+    return this.values.subarray(this.at[t], this.at[t] + this.counts[t]);
+  }
+
+  /** Room for term `t`'s `count` values (filled by the caller, then `done`), of `terms` term ids. */
+  room(t: number, count: number, terms: number): Float64Array {
+    if (t >= this.tag.length) {
+      const capacity = Math.max(terms, t + 1);
+      this.at = grown(this.at, capacity);
+      this.tag = grown(this.tag, capacity);
+      this.max = grown(this.max, capacity);
+      this.counts = grown(this.counts, capacity);
+    }
+    if (this.used + count > this.values.length) {
+      // Values handed out before stay valid: they are views of the old buffer, which they keep.
+      this.values = grown(this.values, Math.max(256, this.used + count, 2 * this.values.length), this.used);
+    }
+    this.at[t] = this.used;
+    this.counts[t] = count;
+    this.used += count;
+    return this.values.subarray(this.at[t], this.used);
+  }
+
+  done(t: number, max: number): void {
+    this.tag[t] = this.epoch;
+    this.max[t] = max;
+  }
+}
