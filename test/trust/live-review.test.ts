@@ -4,7 +4,8 @@
  * `notifications/tools/list_changed` because the tool is in its `tools/list` (`alwaysLoad`).
  * - `toolsearch mcp` as a real child process on a real SQLite store, with the approval made by `toolsearch mcp review
  *   --approve` in another process (the gateway polls the store, `--review-poll`);
- * - the service's `/mcp/{c}` over real HTTP, with the approval made over REST (announced through the change feed).
+ * - the service's `/mcp/{c}` over real HTTP, with the approval made over REST, and with one made by `toolsearch mcp
+ *   review --collection` in another process on the same SQLite file (both announced through the change feed).
  * The upstream is drifting-server.mjs, a real stdio MCP server whose tools come from a file.
  */
 import assert from "node:assert/strict";
@@ -23,6 +24,7 @@ import { makeService, type TestService } from "../server/helpers.js";
 const SERVER = join(ROOT, "test", "fixtures", "mcp", "drifting-server.mjs");
 const object = (properties: Record<string, object> = {}) => ({ type: "object", properties });
 const ECHO = { name: "echo", description: "Echoes the given text back.", inputSchema: object({ text: { type: "string" } }) };
+const ECHO_V3 = { name: "echo", description: "Echoes the given text back, reversed when asked.", inputSchema: object({ text: { type: "string" }, reverse: { type: "boolean" } }) };
 const ECHO_V2 = { name: "echo", description: "Echoes the given text back, upper-cased when asked.", inputSchema: object({ text: { type: "string" }, upper: { type: "boolean" } }) };
 
 /** A client that counts the `tools/list_changed` notifications it receives. */
@@ -139,5 +141,35 @@ describe("live review: the service's /mcp/{c} sees a REST decision in an open se
     await eventually(() => changes() > before, 100, 100);
     await eventually(async () => (await listedEcho(client, "math__echo")) === ECHO_V2.description);
     assert.equal(await describedEcho(client, "math__echo"), ECHO_V2.description);
+  });
+
+  it("a decision of toolsearch mcp review --collection in another process reaches an open session (the change feed)", async () => {
+    // The service and the CLI share one SQLite file; the service learns of the CLI's commit by the store's watch.
+    const storePath = join(s.dir, "store.sqlite");
+    writeFileSync(toolsFile, JSON.stringify([ECHO_V3]));
+    assert.equal((await put("3")).statusCode, 200);
+    await eventually(async () => (await held()).length > 0, 300);
+
+    const { client, changes } = countingClient("live-review-service-cli");
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp/math`), { requestInit: { headers: s.auth(s.keys.admin) } }));
+    clients.push(client);
+    await eventually(async () => (await listedEcho(client, "math__echo")) === ECHO_V2.description);
+
+    const listed = await runCliAsync(["mcp", "review", "--store", storePath, "--collection", "math", "--json"]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual((JSON.parse(listed.stdout) as { held: { name: string; reason: string }[] }).held.map((h) => [h.name, h.reason]), [["math__echo", "changed"]]);
+    const gatewayOnly = await runCliAsync(["mcp", "review", "--store", storePath, "--json"]);
+    assert.deepEqual((JSON.parse(gatewayOnly.stdout) as { held: unknown[] }).held, [], "without --collection, toolsearch mcp's own pins");
+    const unknown = await runCliAsync(["mcp", "review", "--store", storePath, "--collection", "nope", "--approve", "math__echo"]);
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /unknown_collection|no mcp collection "nope"/);
+
+    const before = changes();
+    const approved = await runCliAsync(["mcp", "review", "--store", storePath, "--collection", "math", "--approve", "math__echo"]);
+    assert.equal(approved.code, 0, approved.stderr);
+    await eventually(() => changes() > before, 100, 100);
+    await eventually(async () => (await listedEcho(client, "math__echo")) === ECHO_V3.description);
+    assert.equal(await describedEcho(client, "math__echo"), ECHO_V3.description);
+    assert.deepEqual(await held(), []);
   });
 });
