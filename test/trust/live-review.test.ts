@@ -19,6 +19,13 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { runCliAsync } from "../helpers/cli.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { CLI, eventually, ROOT, textOf } from "../mcp/helpers.js";
+import { Embedder } from "../../src/embeddings/embedder.js";
+import { buildService } from "../../src/server/app.js";
+import { createApiKey } from "../../src/server/auth.js";
+import { Collections } from "../../src/server/collections.js";
+import { PostgresStore } from "../../src/store/postgres.js";
+import { LetterProvider } from "../helpers/letter-provider.js";
+import { type PostgresServer, postgresMissing, startPostgres } from "../helpers/postgres.js";
 import { makeService, type TestService } from "../server/helpers.js";
 
 const SERVER = join(ROOT, "test", "fixtures", "mcp", "drifting-server.mjs");
@@ -171,5 +178,80 @@ describe("live review: the service's /mcp/{c} sees a REST decision in an open se
     await eventually(async () => (await listedEcho(client, "math__echo")) === ECHO_V3.description);
     assert.equal(await describedEcho(client, "math__echo"), ECHO_V3.description);
     assert.deepEqual(await held(), []);
+  });
+});
+
+/** `eventually` (30 s), failing with what was waited for. */
+async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
+  await eventually(check, 300, 100).catch((error: Error) => {
+    throw new Error(`${what}: ${error.message}`);
+  });
+}
+
+describe("live review: toolsearch mcp review --collection on PostgreSQL reaches every replica's open session", { skip: postgresMissing }, () => {
+  let server: PostgresServer;
+  let url: string;
+  const dir = makeTempDir("toolsearch-live-review-pg-");
+  const toolsFile = join(dir, "tools.json");
+  const replicas: { store: PostgresStore; collections: Collections; app: Awaited<ReturnType<typeof buildService>>; base: string }[] = [];
+  const clients: Client[] = [];
+  let auth: Record<string, string>;
+
+  /** One replica of the service: its own store connection, collections and HTTP listener, as a `serve` process has. */
+  const replica = async () => {
+    const store = new PostgresStore(url);
+    await store.migrate();
+    const collections = new Collections(store, { embedder: new Embedder(new LetterProvider(), { cache: store }), log: () => {} });
+    await collections.start();
+    const app = await buildService({ collections, logger: false });
+    const base = await app.listen({ port: 0, host: "127.0.0.1" });
+    replicas.push({ store, collections, app, base });
+    return replicas[replicas.length - 1];
+  };
+  const heldOn = async (r: (typeof replicas)[number]) => ((await r.app.inject({ method: "GET", url: "/v1/collections/math/review", headers: auth })).json() as { held: { name: string }[] }).held;
+
+  before(async () => {
+    server = await startPostgres();
+    url = await server.createDatabase();
+    await replica();
+    await replica();
+    auth = { authorization: `Bearer ${(await createApiKey(replicas[0].store, { scope: "admin" })).key}` };
+  });
+  after(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    for (const r of replicas) {
+      await r.app.close();
+      await r.collections.close();
+      await r.store.close();
+    }
+    await server?.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("both replicas serve the approved definition, and the session on the second gets list_changed", async () => {
+    const [first, second] = replicas;
+    const put = (version: string) => first.app.inject({
+      method: "PUT", url: "/v1/collections/math", headers: auth,
+      payload: { kind: "mcp", mcpServers: { math: { command: process.execPath, args: [SERVER], env: { DRIFT_TOOLS_FILE: toolsFile, VERSION: version }, alwaysLoad: ["echo"] } } },
+    });
+    writeFileSync(toolsFile, JSON.stringify([ECHO]));
+    assert.equal((await put("1")).statusCode, 201);
+    await until("the first listing is pinned", async () => (await first.store.listPins("collection:math")).length > 0);
+    writeFileSync(toolsFile, JSON.stringify([ECHO_V2]));
+    assert.equal((await put("2")).statusCode, 200);
+    await until("the changed definition is held", async () => (await heldOn(first)).length > 0);
+
+    const { client, changes } = countingClient("live-review-pg");
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${second.base}/mcp/math`), { requestInit: { headers: auth } }));
+    clients.push(client);
+    await until("the second replica serves the pinned definition", async () => (await listedEcho(client, "math__echo")) === ECHO.description);
+
+    const before = changes();
+    const approved = await runCliAsync(["mcp", "review", "--store", url, "--collection", "math", "--approve", "math__echo"]);
+    assert.equal(approved.code, 0, approved.stderr);
+    await until("list_changed reaches the session", () => changes() > before);
+    await until("the session lists the approved definition", async () => (await listedEcho(client, "math__echo")) === ECHO_V2.description);
+    assert.deepEqual(await heldOn(first), []);
+    assert.deepEqual(await heldOn(second), []);
   });
 });
