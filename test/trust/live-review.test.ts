@@ -178,6 +178,8 @@ describe("live review: the service's /mcp/{c} sees a REST decision in an open se
     await eventually(async () => (await listedEcho(client, "math__echo")) === ECHO_V3.description);
     assert.equal(await describedEcho(client, "math__echo"), ECHO_V3.description);
     assert.deepEqual(await held(), []);
+    const audited = (await s.store.listAudit({ collection: "math" })).filter((e) => e.who === "cli");
+    assert.deepEqual(audited.map((e) => [e.action, e.target, e.outcome]), [["review_approve", "math__echo", "ok"]], "the audit log has the CLI's decision");
   });
 });
 

@@ -10,6 +10,7 @@ import type { Command } from "commander";
 import { ToolsearchError } from "../../errors.js";
 import { GATEWAY_OWNER } from "../../mcp/manifests.js";
 import type { Store } from "../../store/types.js";
+import { recordAudit } from "../../trust/audit.js";
 import { defaultStorePath, openStore } from "../../store/open.js";
 import { definitionDiff, renderDiffText, reviewEntry, visible } from "../../trust/diff.js";
 import { type HeldTool, PinBook } from "../../trust/pin-book.js";
@@ -43,8 +44,12 @@ export function registerMcpReview(mcp: Command): void {
         const book = await PinBook.open(store, owner);
         const decided = flags.approve?.length || flags.reject?.length;
         if (decided) {
+          const started = performance.now();
           await book.decide({ approve: flags.approve, reject: flags.reject });
-          if (flags.collection !== undefined) await announce(store, flags.collection);
+          if (flags.collection !== undefined) {
+            await announce(store, flags.collection);
+            await auditDecisions(store, flags.collection, flags, performance.now() - started);
+          }
         }
         const held = book.held();
         if (flags.json) printJson({ held: held.map(reviewEntry), approved: flags.approve ?? [], rejected: flags.reject ?? [] });
@@ -70,6 +75,12 @@ async function collectionOwner(store: Store, name: string): Promise<string> {
 async function announce(store: Store, name: string): Promise<void> {
   const record = await store.getCollection(name);
   if (record) await store.putCollection(name, record.kind, record.config, []);
+}
+
+/** Records the decisions in the service's audit log, as `POST …/review` does, by `cli` (the store has no caller id). */
+async function auditDecisions(store: Store, collection: string, flags: ReviewFlags, durationMs: number): Promise<void> {
+  const entry = (action: string) => (target: string) => recordAudit(store, { who: "cli", action, collection, target, outcome: "ok", durationMs });
+  await Promise.all([...(flags.approve ?? []).map(entry("review_approve")), ...(flags.reject ?? []).map(entry("review_reject"))]);
 }
 
 function reviewLines(held: HeldTool[], flags: ReviewFlags): string[] {
