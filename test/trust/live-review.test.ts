@@ -44,6 +44,14 @@ function countingClient(name: string): { client: Client; changes: () => number }
   return { client, changes: () => changes };
 }
 
+/** An HTTP MCP session on `url`, counting its `list_changed` notifications; closed by the suite through `clients`. */
+async function openSession(url: string, headers: Record<string, string>, name: string, clients: Client[]): Promise<{ client: Client; changes: () => number }> {
+  const counting = countingClient(name);
+  await counting.client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  clients.push(counting.client);
+  return counting;
+}
+
 async function describedEcho(client: Client, name: string): Promise<string> {
   const text = textOf(await client.callTool({ name: "describe_tool", arguments: { name } }));
   return text.startsWith("{") ? (JSON.parse(text) as { description: string }).description : text;
@@ -136,9 +144,7 @@ describe("live review: the service's /mcp/{c} sees a REST decision in an open se
     assert.equal((await put("2")).statusCode, 200);
     await eventually(async () => (await held()).length > 0, 300);
 
-    const { client, changes } = countingClient("live-review-service");
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp/math`), { requestInit: { headers: s.auth(s.keys.admin) } }));
-    clients.push(client);
+    const { client, changes } = await openSession(`${base}/mcp/math`, s.auth(s.keys.admin), "live-review-service", clients);
     await eventually(async () => (await listedEcho(client, "math__echo")) !== undefined);
     assert.equal(await listedEcho(client, "math__echo"), ECHO.description);
 
@@ -157,9 +163,7 @@ describe("live review: the service's /mcp/{c} sees a REST decision in an open se
     assert.equal((await put("3")).statusCode, 200);
     await eventually(async () => (await held()).length > 0, 300);
 
-    const { client, changes } = countingClient("live-review-service-cli");
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp/math`), { requestInit: { headers: s.auth(s.keys.admin) } }));
-    clients.push(client);
+    const { client, changes } = await openSession(`${base}/mcp/math`, s.auth(s.keys.admin), "live-review-service-cli", clients);
     await eventually(async () => (await listedEcho(client, "math__echo")) === ECHO_V2.description);
 
     const listed = await runCliAsync(["mcp", "review", "--store", storePath, "--collection", "math", "--json"]);
@@ -243,9 +247,7 @@ describe("live review: toolsearch mcp review --collection on PostgreSQL reaches 
     assert.equal((await put("2")).statusCode, 200);
     await until("the changed definition is held", async () => (await heldOn(first)).length > 0);
 
-    const { client, changes } = countingClient("live-review-pg");
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${second.base}/mcp/math`), { requestInit: { headers: auth } }));
-    clients.push(client);
+    const { client, changes } = await openSession(`${second.base}/mcp/math`, auth, "live-review-pg", clients);
     await until("the second replica serves the pinned definition", async () => (await listedEcho(client, "math__echo")) === ECHO.description);
 
     const before = changes();
