@@ -6,8 +6,9 @@
  * `kill -9` too, but may drop the last commits on power loss; a service that answers 2xx promises more than that.)
  *
  * Several processes may open one file (the server and `toolsearch keys`): WAL lets readers run beside the writer and
- * `busy_timeout` makes a writer wait for the lock instead of failing. `onChange` is announced only to listeners in
- * this process; another process's writes show up in `changesSince`.
+ * `busy_timeout` makes a writer wait for the lock instead of failing. `onChange` announces this process's commits at
+ * once, and another process's (`toolsearch mcp review --collection`, a second `serve`) within `watchMs`: while someone
+ * listens, the store reads `PRAGMA data_version` (which moves only when another connection commits) and then the log.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -99,9 +100,14 @@ const MIGRATIONS: string[] = [
 ];
 
 /** Options of a `SqliteStore`. */
+/** Most changes one look for other processes' commits announces. */
+const WATCH_PAGE = 1000;
+
 export interface SqliteStoreOptions {
   /** How long a write waits for another process's lock before `store_unavailable` (default 5000 ms). */
   busyTimeoutMs?: number;
+  /** How often `onChange` listeners are told of other processes' commits (default 1000 ms; 0 = never). */
+  watchMs?: number;
 }
 
 interface CollectionRow {
@@ -137,9 +143,13 @@ export class SqliteStore implements Store {
   private readonly statements = new Map<string, Database.Statement>();
   /** Writes waiting for the next group commit. */
   private readonly queue: Array<{ body: () => { result: unknown; changes: Change[] }; resolve: (value: unknown) => void; reject: (error: unknown) => void }> = [];
+  private readonly watchMs: number;
+  /** While listeners exist: the timer looking for other processes' commits, and how far it has announced. */
+  private watch?: { timer: NodeJS.Timeout; dataVersion: number; seq: number };
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.location = path;
+    this.watchMs = path === ":memory:" ? 0 : (options.watchMs ?? 1000);
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     try {
       this.db = new Database(path);
@@ -175,6 +185,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     // Writes already queued are committed (and answered) before the file closes.
     if (this.queue.length > 0 && this.db.open) this.commitQueued();
+    this.stopWatching();
     if (this.db.open) this.db.close();
     this.listeners.clear();
   }
@@ -300,23 +311,70 @@ export class SqliteStore implements Store {
   // Change feed
 
   async changesSince(after: number, limit = 1000, collection?: string): Promise<Change[]> {
-    const rows = this.guard(
-      () => (collection === undefined
-        ? this.sql("SELECT seq, collection, scope, key FROM changes WHERE seq > ? ORDER BY seq LIMIT ?").all(after, limit)
-        : this.sql("SELECT seq, collection, scope, key FROM changes WHERE seq > ? AND collection = ? ORDER BY seq LIMIT ?").all(after, collection, limit)) as Array<Change & { key: string | null }>,
-    );
+    return this.guard(() => this.readChanges(after, limit, collection));
+  }
+
+  private readChanges(after: number, limit: number, collection?: string): Change[] {
+    const rows = (collection === undefined
+      ? this.sql("SELECT seq, collection, scope, key FROM changes WHERE seq > ? ORDER BY seq LIMIT ?").all(after, limit)
+      : this.sql("SELECT seq, collection, scope, key FROM changes WHERE seq > ? AND collection = ? ORDER BY seq LIMIT ?").all(after, collection, limit)) as Array<Change & { key: string | null }>;
     return rows.map((row) => (row.key === null ? { seq: row.seq, collection: row.collection, scope: row.scope } : row));
   }
 
   async latestSeq(): Promise<number> {
+    return this.guard(() => this.lastSeq());
+  }
+
+  private lastSeq(): number {
     // sqlite_sequence keeps the highest seq ever issued, also after the log was pruned.
-    const seq = this.guard(() => this.sql("SELECT seq FROM sqlite_sequence WHERE name = 'changes'").pluck().get() as number | undefined);
-    return seq ?? 0;
+    return (this.sql("SELECT seq FROM sqlite_sequence WHERE name = 'changes'").pluck().get() as number | undefined) ?? 0;
   }
 
   onChange(listener: (changes: Change[]) => void): Unsubscribe {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (!this.watch && this.watchMs > 0) this.startWatching();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.stopWatching();
+    };
+  }
+
+  /**
+   * Announces the commits of other processes on this file. `data_version` is one cheap read that changes only when
+   * another connection commits, so an idle store reads no log. The log is read from where this watch last read it;
+   * a change of this process may then be announced twice, which readers allow (applying a change re-reads state).
+   */
+  private startWatching(): void {
+    const dataVersion = () => this.db.pragma("data_version", { simple: true }) as number;
+    let watch: NonNullable<SqliteStore["watch"]>;
+    const tick = () => {
+      try {
+        const now = dataVersion();
+        if (now === watch.dataVersion) return;
+        const changes = this.readChanges(watch.seq, WATCH_PAGE);
+        // Unless the page was full: the next tick then reads on.
+        if (changes.length < WATCH_PAGE) watch.dataVersion = now;
+        if (changes.length === 0) return;
+        watch.seq = changes[changes.length - 1].seq;
+        this.announce(changes);
+      } catch {
+        // Busy: the next tick tries again.
+      }
+    };
+    let start: { dataVersion: number; seq: number };
+    try {
+      start = { dataVersion: dataVersion(), seq: this.lastSeq() };
+    } catch {
+      return; // A store that cannot be read is not watched; `changesSince` reports the failure to its callers.
+    }
+    watch = { ...start, timer: setInterval(tick, this.watchMs) };
+    watch.timer.unref();
+    this.watch = watch;
+  }
+
+  private stopWatching(): void {
+    if (this.watch) clearInterval(this.watch.timer);
+    this.watch = undefined;
   }
 
   async pruneChanges(upTo: number): Promise<number> {

@@ -44,7 +44,13 @@ export function checkLearning(value: unknown, source: string): Learning {
 }
 
 /** Limits that keep curation a small, hand-edited thing (and a request body small). */
-export const CURATION_LIMITS = { groups: 1000, words: 50, wordChars: 100, rules: 1000, pins: 10 } as const;
+/**
+ * `ruleQueryChars`: rules are matched against queries of at most this many characters (after spacing is collapsed);
+ * a longer query gets no pinned results. Rules are written for the short requests people type, and the cap bounds a
+ * search's rule work whatever the rules are: at most `rules` × (`ruleQueryChars` + `wordChars`) × 2 comparisons
+ * (each `*`-separated piece is found with KMP), about 1.2 million, a few milliseconds (bench/rules.ts).
+ */
+export const CURATION_LIMITS = { groups: 1000, words: 50, wordChars: 100, rules: 1000, pins: 10, ruleQueryChars: 512 } as const;
 
 /** Validates synonyms; throws `curation_invalid` naming every broken entry. */
 export function checkSynonyms(value: unknown, source: string): Synonyms {

@@ -11,7 +11,7 @@
  */
 import type { Ranked } from "../engines/top-k.js";
 import { codePoints, compileGlob, type GlobMatcher } from "../text/glob.js";
-import type { PinRule, Rules } from "./curation.js";
+import { CURATION_LIMITS, type PinRule, type Rules } from "./curation.js";
 
 /** A tool the rule put first, and where. */
 export interface PinnedPlace {
@@ -23,17 +23,25 @@ export interface PinnedPlace {
 export class PinnedRules {
   private readonly compiled: { rule: PinRule; matches: GlobMatcher }[];
 
-  constructor(rules: Rules) {
-    this.compiled = rules.rules.map((rule) => ({ rule, matches: globPattern(rule.query) }));
+  /** `counter`, when given, counts the character comparisons of every match (for tests that bound the work). */
+  constructor(rules: Rules, counter?: { steps: number }) {
+    this.compiled = rules.rules.map((rule) => ({ rule, matches: globPattern(rule.query, counter) }));
   }
 
   get size(): number {
     return this.compiled.length;
   }
 
-  /** The first rule matching the query, if any. */
+  /**
+   * The first rule matching the query, if any. A query longer than `CURATION_LIMITS.ruleQueryChars` matches none:
+   * that cap, not the rules' shapes, bounds what a search spends here.
+   */
   match(query: string): PinRule | undefined {
-    const points = codePoints(normalize(query));
+    const text = normalize(query);
+    // UTF-16 length ≥ code points, so the cheap test first; the exact one on what is left.
+    if (text.length > CURATION_LIMITS.ruleQueryChars * 2) return undefined;
+    const points = codePoints(text);
+    if (points.length > CURATION_LIMITS.ruleQueryChars) return undefined;
     return this.compiled.find((c) => c.matches(points))?.rule;
   }
 
@@ -69,6 +77,6 @@ function normalize(text: string): string {
  * A whole-query pattern: `*` is any run of characters, everything else literal (`?` too: queries are questions).
  * Patterns come from outside (REST, catalog files), so they never reach a backtracking `RegExp` (text/glob.ts).
  */
-function globPattern(query: string): GlobMatcher {
-  return compileGlob(normalize(query), { questionMark: "literal" });
+function globPattern(query: string, counter?: { steps: number }): GlobMatcher {
+  return compileGlob(normalize(query), { questionMark: "literal", counter });
 }

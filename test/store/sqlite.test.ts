@@ -143,3 +143,28 @@ test("SqliteStore as an Embedder's cache: after reopening the store nothing is e
     assert.equal((await second.getMany("test-letters", [], 26)).size, 0, "closing the embedder left the store open");
     await second.close();
   }));
+
+test("SqliteStore: onChange announces another connection's commits within watchMs, its own at once, and stops when nobody listens", async () =>
+  withStorePath(async (path) => {
+    const watcher = new SqliteStore(path, { watchMs: 20 });
+    await watcher.migrate();
+    const other = new SqliteStore(path, { watchMs: 0 }); // another process, as far as SQLite can tell: its own connection
+    try {
+      const seen: string[] = [];
+      const stop = watcher.onChange((changes) => seen.push(...changes.map((c) => `${c.seq}:${c.collection}:${c.scope}`)));
+      await other.putCollection("crm", "tools", {}, []);
+      const deadline = Date.now() + 5000;
+      while (!seen.some((s) => s.endsWith(":crm:collection")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      assert.ok(seen.some((s) => s.endsWith(":crm:collection")), `the other connection's commit was announced: ${seen.join(", ")}`);
+      await watcher.putCollection("own", "tools", {}, []);
+      assert.ok(seen.some((s) => s.endsWith(":own:collection")), "an own commit is announced when it is answered");
+      stop();
+      const before = seen.length;
+      await other.putCollection("later", "tools", {}, []);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(seen.length, before, "no listener, no announcement");
+    } finally {
+      await other.close();
+      await watcher.close();
+    }
+  }));
