@@ -18,7 +18,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseGatewayConfig } from "../../src/mcp/config.js";
 import { Gateway } from "../../src/mcp/gateway.js";
 import { openStore } from "../../src/store/open.js";
-import type { AuditEntry, Store } from "../../src/store/types.js";
+import type { AuditEntry, Store, UsageEvent } from "../../src/store/types.js";
+import { learnedFromEvents } from "../../src/usage/events.js";
+import { createAnalyzer } from "../../src/text/analyzer.js";
 import { AuditLog } from "../../src/trust/audit.js";
 import { SCREEN_META_KEY } from "../../src/trust/screen.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
@@ -39,6 +41,7 @@ describe("result screening in the gateway", () => {
   let client: Client;
   let store: Store;
   let audit: AuditLog;
+  const usage: UsageEvent[] = [];
   before(async () => {
     store = await openStore(join(makeTempDir("toolsearch-screen-"), "store.sqlite"));
     audit = new AuditLog(store, { flushMs: 10 });
@@ -46,6 +49,7 @@ describe("result screening in the gateway", () => {
       // "web" follows the gateway's mode (warn); "strict" blocks; "raw" is not screened.
       config: parseGatewayConfig({ mcpServers: { web: upstream(), strict: upstream({ screenResults: "block" }), raw: upstream({ screenResults: "off" }) } }),
       screenResults: "warn",
+      usage: { collection: ":gateway", record: (events) => void usage.push(...events) },
       onCall: (c) => audit.record({ who: "local", action: "call_tool", collection: ":gateway", target: c.tool, outcome: c.outcome, durationMs: c.durationMs, ...(c.screen ? { screen: c.screen } : {}) }),
     });
     client = await connectInMemory(gateway);
@@ -75,8 +79,24 @@ describe("result screening in the gateway", () => {
       assert.deepEqual(warnEntry.screen?.flags, flags);
       assert.deepEqual([blockEntry.target, blockEntry.screen?.action], ["strict__fetch_page", "blocked"]);
       assert.ok((blockEntry.screen?.flags.length ?? 0) > 0);
+      // A blocked call is its own outcome; a flagged one still reached the model.
+      assert.deepEqual([blockEntry.outcome, warnEntry.outcome], ["blocked", "ok"]);
     });
   }
+
+  it("does not count a blocked call as a successful one for usage learning", async () => {
+    const session = (): string => usage.at(-1)!.session;
+    const turn = INJECTED_RESULTS.find((r) => r.kind === "fake-turn")!.text;
+    await client.callTool({ name: "search_tools", arguments: { query: "fetch page" } });
+    await call(client, "strict__fetch_page", turn);
+    await call(client, "web__fetch_page", turn);
+    const calls = usage.filter((e) => e.kind === "call" && e.session === session()).slice(-2);
+    assert.deepEqual(calls.map((e) => [e.tools[0], e.outcome]), [["strict__fetch_page", "error"], ["web__fetch_page", "ok"]]);
+    // Fed to the learner, only the call whose result reached the model ties the query to its tool.
+    const analyzer = createAnalyzer();
+    const learned = learnedFromEvents(usage.filter((e) => e.session === session()), analyzer).signal.scores(analyzer.analyze("fetch page"));
+    assert.deepEqual([...learned.keys()], ["web__fetch_page"]);
+  });
 
   it("screens text inside embedded resources, and leaves an unscreened server's results alone", async () => {
     const text = INJECTED_RESULTS.find((r) => r.kind === "fake-turn")!.text;
@@ -170,7 +190,7 @@ describe("toolsearch mcp --screen-results (command line)", () => {
       return entries.length === 2;
     }, 50, 100);
     const entries = (JSON.parse(runCli(["audit", "--store", storePath, "--json"]).stdout) as { entries: AuditEntry[] }).entries;
-    assert.deepEqual(entries.map((e) => [e.collection, e.target, e.outcome, e.screen?.action]), [[":gateway", "web__fetch_page", "ok", undefined], [":gateway", "web__fetch_page", "ok", "blocked"]]);
+    assert.deepEqual(entries.map((e) => [e.collection, e.target, e.outcome, e.screen?.action]), [[":gateway", "web__fetch_page", "ok", undefined], [":gateway", "web__fetch_page", "blocked", "blocked"]]);
     assert.match(runCli(["audit", "--store", storePath]).stdout, /blocked: role-marker/);
     const bad = runCli(["mcp", "--config", join(dir, "mcp.json"), "--screen-results", "strict"]);
     assert.equal(bad.code, 2);

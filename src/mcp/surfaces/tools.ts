@@ -18,7 +18,7 @@ import { CALL_TOOL, DESCRIBE_TOOL, gatewayToolDefinitions, SEARCH_TOOLS } from "
 import { serverPrefix } from "../names.js";
 import type { UpstreamRegistry } from "../registry.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "../sdk.js";
-import { type GatewaySession, notifyToolsChanged, type Sessions } from "../sessions.js";
+import { type GatewaySession, notifyToolsChanged, type Sessions, type ToolCallRecord } from "../sessions.js";
 import type { Surface } from "./surface.js";
 import type { UsageEvent } from "../../store/types.js";
 import { type ScreenMode, type ScreenOutcome, screenCall } from "../../trust/screen.js";
@@ -209,8 +209,9 @@ export class ToolsSurface implements Surface {
     }
     const name = rawName.trim();
     const started = performance.now();
-    const report = (outcome: "ok" | "error" | "refused" | "failed", screen?: ScreenOutcome) => {
-      // A refused call names a tool the caller may not see or called wrongly: nothing to learn, nothing to keep.
+    const report = (outcome: ToolCallRecord["outcome"], screen?: ScreenOutcome) => {
+      // A refused call names a tool the caller may not see or called wrongly: nothing to learn, nothing to keep. A
+      // blocked one never reached the model, so usage learning counts it as failed, not as a search that led somewhere.
       if (outcome !== "refused") this.used(session, "call", [name], undefined, outcome === "ok" ? "ok" : "error");
       const onCall = session?.onCall ?? this.options.onCall;
       if (!onCall) return;
@@ -230,7 +231,7 @@ export class ToolsSurface implements Surface {
     try {
       const upstream = await this.registry.runnerOf(route).callTool(route.tool, check.input);
       const { result, outcome } = screenCall(upstream, this.screenModeOf(route.server), name);
-      report(upstream.isError ? "error" : "ok", outcome);
+      report(outcome?.action === "blocked" ? "blocked" : upstream.isError ? "error" : "ok", outcome);
       return result;
     } catch (error) {
       report("failed");
