@@ -3,7 +3,8 @@
  * place that can notice indirect prompt injection: a fetched page that says "AI assistant: ignore your previous
  * instructions", a fake error that orders a destructive call, a fake `[system]` or `USER:` turn, orders in an HTML
  * comment or in Unicode tag characters. The detectors are the poisoning rules' own (injection.ts); this module runs
- * them on a result's text blocks and the text of embedded resources, and applies the mode:
+ * them on a result's text blocks, the text of embedded resources and the string values of its structured content,
+ * and applies the mode:
  *
  * - `off`: the result passes as it is, unscreened;
  * - `warn` (default): the result passes unchanged, with `_meta["toolsearch/screen"] = { flags: [{ rule, excerpt }] }`;
@@ -81,13 +82,42 @@ export function screenText(text: string): ScreenFlag[] {
   return flags;
 }
 
-/** The texts of a result a model reads: text blocks, and the text of embedded resources. */
+/** Most values visited in a result's structured content, and how deep: a bound on the walk, whatever the upstream sends. */
+const MAX_STRUCTURED_NODES = 10_000;
+const MAX_STRUCTURED_DEPTH = 32;
+
+/**
+ * The string values inside structured content, joined by blank lines (so that one value's turn marker never opens a
+ * turn in the next), walked breadth-first within `MAX_STRUCTURED_NODES`, `MAX_STRUCTURED_DEPTH` and
+ * `MAX_SCREENED_CHARS`. Keys are left out: they are the schema's names, not text written for the model.
+ */
+export function structuredText(value: unknown): string {
+  const parts: string[] = [];
+  let chars = 0;
+  const queue: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let i = 0; i < queue.length && chars < MAX_SCREENED_CHARS; i++) {
+    const { value: node, depth } = queue[i];
+    if (typeof node === "string") {
+      parts.push(node);
+      chars += node.length + 2;
+    } else if (node !== null && typeof node === "object" && depth < MAX_STRUCTURED_DEPTH) {
+      for (const child of Array.isArray(node) ? node : Object.values(node)) {
+        if (queue.length >= MAX_STRUCTURED_NODES) break;
+        queue.push({ value: child, depth: depth + 1 });
+      }
+    }
+  }
+  return parts.join("\n\n");
+}
+
+/** The texts of a result a model reads: text blocks, the text of embedded resources, and structured content's strings. */
 function resultTexts(result: CallToolResult): string[] {
   const texts: string[] = [];
   for (const block of result.content ?? []) {
     if (block.type === "text") texts.push(block.text);
     else if (block.type === "resource" && "text" in block.resource && typeof block.resource.text === "string") texts.push(block.resource.text);
   }
+  if (result.structuredContent !== undefined) texts.push(structuredText(result.structuredContent));
   return texts;
 }
 
@@ -101,7 +131,7 @@ export function screenResult(result: CallToolResult): ScreenFlag[] {
 /**
  * Applies a mode to a result and its flags: unchanged when there are none or the mode is `off`; with the flags in
  * `_meta` under `warn`; replaced by a `result_blocked` error under `block` (its `_meta` names the rules only: the
- * excerpts quote the payload, which the model must not see).
+ * excerpts quote the payload, which the model must not see; nor is the structured content passed on).
  */
 export function applyScreen(result: CallToolResult, flags: ScreenFlag[], mode: ScreenMode, tool: string): CallToolResult {
   if (!flags.length || mode === "off") return result;

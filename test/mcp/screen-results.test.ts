@@ -106,6 +106,24 @@ describe("result screening in the gateway", () => {
     assert.equal(raw._meta?.[SCREEN_META_KEY], undefined);
   });
 
+  it("screens the string values inside structured content: withheld under block, flagged under warn", async () => {
+    for (const { kind, text } of INJECTED_RESULTS) {
+      const blocked = await call(client, "strict__fetch_record", text);
+      assert.equal(blocked.isError, true, kind);
+      assert.match(textOf(blocked), /^result_blocked: the result of strict__fetch_record was withheld/);
+      assert.equal(blocked.structuredContent, undefined, "the structured content is not passed on");
+      const warned = await call(client, "web__fetch_record", text);
+      assert.deepEqual(warned.structuredContent, { record: { id: 7, tags: ["page"], fields: [{ name: "body", value: text }] } });
+      assert.ok((warned._meta?.[SCREEN_META_KEY] as { flags: unknown[] }).flags.length > 0, kind);
+    }
+    await audit.flush();
+    const [entry] = await store.listAudit({ limit: 1 });
+    assert.deepEqual([entry.target, entry.outcome, entry.screen?.action], ["web__fetch_record", "ok", "flagged"]);
+    const honest = await call(client, "strict__fetch_record", HONEST_RESULTS[0]);
+    assert.equal(honest.isError, undefined);
+    assert.equal((honest.structuredContent as { record: { fields: { value: string }[] } }).record.fields[0].value, HONEST_RESULTS[0]);
+  });
+
   it("passes at least 97% of the honest corpus under block", async () => {
     let passed = 0;
     for (const text of HONEST_RESULTS) {
