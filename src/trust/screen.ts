@@ -17,7 +17,7 @@
  * const shown = applyScreen(result, flags, "block", "web__fetch");
  * ```
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { addressedToModel, type Detection, hiddenBlock, hiddenCarrier, modelDirective, roleMarker } from "./injection.js";
 
 /** What the gateway does with an upstream result that holds text aimed at the model. */
@@ -47,13 +47,23 @@ export interface ScreenOutcome {
  * comments, tag characters or base64 carrying orders. Secret *mentions* ("set OPENAI_API_KEY", "copy .env.example
  * to .env") are everyday build instructions in a result, so the lint's secret-request rule does not run here.
  */
-const DETECTORS: { rule: string; detect: (text: string) => Detection | undefined }[] = [
+type Detectors = { rule: string; detect: (text: string) => Detection | undefined }[];
+
+const DETECTORS: Detectors = [
   { rule: "role-marker", detect: roleMarker },
   { rule: "addressed-to-model", detect: (text) => addressedToModel(text, { thirdPerson: "any" }) },
   { rule: "model-directive", detect: modelDirective },
   { rule: "hidden-block", detect: hiddenBlock },
   { rule: "hidden-carrier", detect: hiddenCarrier },
 ];
+
+/**
+ * The detectors run on a prompt's messages. A prompt is written to instruct the model, so speaking to it ("As an AI
+ * assistant, you should …"), turn markers (`SYSTEM:`, `USER:`) and `<instructions>` tags are its honest form; only what
+ * no honest prompt does is flagged: orders to override the client's instructions, to keep things from the user or to
+ * skip their confirmation, and orders hidden where the user reading the prompt does not see them.
+ */
+const PROMPT_DETECTORS: Detectors = DETECTORS.filter((d) => d.rule === "model-directive" || d.rule === "hidden-carrier");
 
 /** Longest excerpt kept of a match, in characters before escaping. */
 const EXCERPT_CHARS = 60;
@@ -71,11 +81,11 @@ export function excerptOf(text: string): string {
   return [...flat].length > EXCERPT_CHARS ? `${escaped}…` : escaped;
 }
 
-/** Flags of one piece of text, one per detector that fires. */
-export function screenText(text: string): ScreenFlag[] {
+/** Flags of one piece of text, one per detector that fires (by default the detectors of tool results). */
+export function screenText(text: string, detectors: Detectors = DETECTORS): ScreenFlag[] {
   const screened = text.length > MAX_SCREENED_CHARS ? text.slice(0, MAX_SCREENED_CHARS) : text;
   const flags: ScreenFlag[] = [];
-  for (const { rule, detect } of DETECTORS) {
+  for (const { rule, detect } of detectors) {
     const hit = detect(screened);
     if (hit) flags.push({ rule, excerpt: excerptOf(hit.match) });
   }
@@ -121,11 +131,45 @@ function resultTexts(result: CallToolResult): string[] {
   return texts;
 }
 
+/** Flags of several texts, each rule once with its first excerpt. */
+function screenTexts(texts: { text: string; detectors: Detectors }[]): ScreenFlag[] {
+  const byRule = new Map<string, ScreenFlag>();
+  for (const { text, detectors } of texts) for (const flag of screenText(text, detectors)) if (!byRule.has(flag.rule)) byRule.set(flag.rule, flag);
+  return [...byRule.values()];
+}
+
 /** Flags of a whole result (each rule once, with its first excerpt). */
 export function screenResult(result: CallToolResult): ScreenFlag[] {
-  const byRule = new Map<string, ScreenFlag>();
-  for (const text of resultTexts(result)) for (const flag of screenText(text)) if (!byRule.has(flag.rule)) byRule.set(flag.rule, flag);
-  return [...byRule.values()];
+  return screenTexts(resultTexts(result).map((text) => ({ text, detectors: DETECTORS })));
+}
+
+/**
+ * Flags of a prompt an upstream returned (`prompts/get`): its description and messages' text with the prompt
+ * detectors, and the text of resources embedded in its messages (data, like a tool result) with the result detectors.
+ */
+export function screenPrompt(result: GetPromptResult): ScreenFlag[] {
+  const texts: { text: string; detectors: Detectors }[] = result.description ? [{ text: result.description, detectors: PROMPT_DETECTORS }] : [];
+  for (const { content } of result.messages) {
+    if (content.type === "text") texts.push({ text: content.text, detectors: PROMPT_DETECTORS });
+    else if (content.type === "resource" && "text" in content.resource && typeof content.resource.text === "string") texts.push({ text: content.resource.text, detectors: DETECTORS });
+  }
+  return screenTexts(texts);
+}
+
+/** Flags of a resource an upstream returned (`resources/read`): the text of its contents, read like a tool result. */
+export function screenResourceContents(result: ReadResourceResult): ScreenFlag[] {
+  return screenTexts(result.contents.flatMap((c) => ("text" in c && typeof c.text === "string" ? [{ text: c.text, detectors: DETECTORS }] : [])));
+}
+
+/** What the model is told in place of a withheld result, prompt or resource: the rules, never the payload. */
+export function blockedMessage(what: string, flags: ScreenFlag[]): string {
+  const rules = [...new Set(flags.map((f) => f.rule))];
+  return `result_blocked: ${what} was withheld because it holds text aimed at the model (${rules.join(", ")}). Treat the request as failed; the gateway's operator can read the flags in the audit log.`;
+}
+
+/** A relayed answer with the flags in its `_meta` (the `warn` mode). */
+export function withFlags<T extends { _meta?: Record<string, unknown> }>(result: T, flags: ScreenFlag[]): T {
+  return { ...result, _meta: { ...result._meta, [SCREEN_META_KEY]: { flags } } };
 }
 
 /**
@@ -135,10 +179,9 @@ export function screenResult(result: CallToolResult): ScreenFlag[] {
  */
 export function applyScreen(result: CallToolResult, flags: ScreenFlag[], mode: ScreenMode, tool: string): CallToolResult {
   if (!flags.length || mode === "off") return result;
-  if (mode === "warn") return { ...result, _meta: { ...result._meta, [SCREEN_META_KEY]: { flags } } };
+  if (mode === "warn") return withFlags(result, flags);
   const rules = [...new Set(flags.map((f) => f.rule))];
-  const text = `result_blocked: the result of ${tool} was withheld because it holds text aimed at the model (${rules.join(", ")}). Treat the call as failed; the gateway's operator can read the flags in the audit log.`;
-  return { content: [{ type: "text", text }], isError: true, _meta: { [SCREEN_META_KEY]: { blocked: true, rules } } };
+  return { content: [{ type: "text", text: blockedMessage(`the result of ${tool}`, flags) }], isError: true, _meta: { [SCREEN_META_KEY]: { blocked: true, rules } } };
 }
 
 /** Screens a result under a mode: the result to return, and what screening did (undefined when nothing was flagged). */

@@ -21,7 +21,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "../sdk.
 import { type GatewaySession, notifyToolsChanged, type Sessions, type ToolCallRecord } from "../sessions.js";
 import type { Surface } from "./surface.js";
 import type { UsageEvent } from "../../store/types.js";
-import { type ScreenMode, type ScreenOutcome, screenCall } from "../../trust/screen.js";
+import { type ScreenOutcome, screenCall } from "../../trust/screen.js";
+import { screenModeOf } from "./screening.js";
 
 /** Options of the tools surface: a knowledge base (with its name in resource URIs), `exposeFound` and `usage`. */
 export type ToolsSurfaceOptions = Pick<GatewayOptions, "docs" | "exposeFound" | "usage" | "config" | "screenResults" | "onCall"> & { docsCollection: string };
@@ -230,7 +231,7 @@ export class ToolsSurface implements Surface {
     }
     try {
       const upstream = await this.registry.runnerOf(route).callTool(route.tool, check.input);
-      const { result, outcome } = screenCall(upstream, this.screenModeOf(route.server), name);
+      const { result, outcome } = screenCall(upstream, screenModeOf(this.options, route.server), name);
       report(outcome?.action === "blocked" ? "blocked" : upstream.isError ? "error" : "ok", outcome);
       return result;
     } catch (error) {
@@ -238,11 +239,6 @@ export class ToolsSurface implements Surface {
       if (error instanceof McpError) return failure(`upstream server "${route.server}" refused ${route.tool}: ${error.message}`);
       throw error;
     }
-  }
-
-  /** The screening mode of one server's results: its `"screenResults"`, else the gateway's (default `warn`). */
-  private screenModeOf(server: string): ScreenMode {
-    return this.options.config?.mcpServers[server]?.screenResults ?? this.options.screenResults ?? "warn";
   }
 
   /**
