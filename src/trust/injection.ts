@@ -168,8 +168,15 @@ const ORDERS: { what: string; re: RegExp }[] = [
   { what: "an order to treat output as instructions", re: /\btreat\s+(the\s+)?(output|result|response|text)s?\s+(of\s+this\s+tool\s+)?as\s+(trusted\s+)?(instructions|commands|orders)\b/i },
 ];
 
+/**
+ * All the orders in one pattern: a single pass over long honest text (most of it matches none), before the ordered
+ * look that names the first kind that matches. Every order is case-insensitive and refers to no group by number.
+ */
+const ANY_ORDER = new RegExp(ORDERS.map(({ re }) => `(?:${re.source})`).join("|"), "i");
+
 /** An order to the model that no honest description or result needs. */
 export function modelDirective(text: string): Detection | undefined {
+  if (!ANY_ORDER.test(text)) return undefined;
   for (const { what, re } of ORDERS) {
     const m = re.exec(text);
     if (m) return { match: m[0], what };
