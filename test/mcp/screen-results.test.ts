@@ -224,9 +224,9 @@ describe("result screening on the service's /mcp/{c}", () => {
     }
     await audit.flush();
     const calls = (await auditStore.listAudit({ collection: "web" })).filter((e: AuditEntry) => e.action === "call_tool");
-    assert.deepEqual(calls.map((e) => [e.target, e.screen?.action, e.screen?.flags.map((f) => f.rule)]), [
-      ["lenient__fetch_page", "flagged", ["addressed-to-model", "model-directive"]],
-      ["pages__fetch_page", "blocked", ["addressed-to-model", "model-directive"]],
+    assert.deepEqual(calls.map((e) => [e.target, e.outcome, e.screen?.action, e.screen?.flags.map((f) => f.rule)]), [
+      ["lenient__fetch_page", "ok", "flagged", ["addressed-to-model", "model-directive"]],
+      ["pages__fetch_page", "blocked", "blocked", ["addressed-to-model", "model-directive"]],
     ]);
     const metrics = await (await fetch(`${base}/metrics`, { headers: s.auth(s.keys.admin) })).text();
     assert.match(metrics, /toolsearch_result_screen_flags_total\{rule="addressed-to-model",action="blocked"\} 1/);
