@@ -90,9 +90,9 @@ export interface GatewayOptions {
    */
   waitForUpstreams?: boolean;
   /**
-   * What to do with upstream results that hold text aimed at the model (SPEC §16, src/trust/screen.ts): `warn`
-   * (default) flags them in `_meta`, `block` withholds them, `off` passes them unscreened. A server's
-   * `"screenResults"` overrides it.
+   * What to do with upstream tool results, prompts and resources that hold text aimed at the model (SPEC §16,
+   * src/trust/screen.ts): `warn` (default) flags them in `_meta`, `block` withholds them, `off` passes them
+   * unscreened. A server's `"screenResults"` overrides it.
    */
   screenResults?: ScreenMode;
   /** Told about every upstream call of a session that has no `onCall` of its own (`toolsearch mcp`'s audit log). */
@@ -138,8 +138,9 @@ export class Gateway {
       upstreamLog: (server, params) => logging.forward(server, params),
     });
     this.tools = new ToolsSurface(this.registry, this.sessions, { ...options, docsCollection });
-    this.resources = new ResourcesSurface(this.registry, this.sessions, { docs: options.docs, docsCollection });
-    const prompts = new PromptsSurface(this.registry, this.sessions);
+    const screening = { config: options.config, screenResults: options.screenResults };
+    this.resources = new ResourcesSurface(this.registry, this.sessions, { docs: options.docs, docsCollection, ...screening });
+    const prompts = new PromptsSurface(this.registry, this.sessions, screening);
     const logging = new LoggingSurface(this.sessions);
     this.surfaces = [this.tools, this.resources, prompts, new CompletionSurface(this.registry), logging];
   }

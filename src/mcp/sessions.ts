@@ -26,8 +26,11 @@ export interface GatewaySession {
 export interface ToolCallRecord {
   /** The tool's name as the gateway shows it (namespaced for upstream tools). */
   tool: string;
-  /** `ok`, `error` (the tool answered with isError), `refused` (unknown tool or bad arguments) or `failed` (threw). */
-  outcome: "ok" | "error" | "refused" | "failed";
+  /**
+   * `ok`, `error` (the tool answered with isError), `refused` (unknown tool or bad arguments), `failed` (threw) or
+   * `blocked` (result screening withheld the result: the model got a `result_blocked` error instead).
+   */
+  outcome: "ok" | "error" | "refused" | "failed" | "blocked";
   durationMs: number;
   /** Size of the arguments as JSON, in bytes. */
   argumentBytes: number;

@@ -113,11 +113,31 @@ const THIRD_PERSON = new RegExp(`\\b(the|any|all|every|each)?\\s*${AI}\\s+([\\w,
 const OVERREACH = /\b(silently|secretly|quietly|covertly|without\s+(telling|informing|reporting|asking|mentioning|notifying|commentary)|regardless|no\s+matter\s+what|safety|guardrails|restrictions|trusted\s+instructions|(every|each)\s+(single\s+)?(message|conversation|response|reply|turn|session|request)|all\s+(future|subsequent)|disable|bypass|skip|only\s+with\s+the\s+raw|never\s+(mention|tell|reveal)|the\s+user\s+(must|should)\s+not)\b/i;
 
 /**
+ * A word every pattern above needs (an AI word, "model", "agent", or "your real/new/…" — or a "your" that ends the
+ * sentence, for a window that goes on in the next), with no boundary after the word and a boundary or the
+ * THIRD_PERSON determiner before it, so that it never misses where a pattern would match.
+ */
+const ADDRESSEE_CUE = new RegExp(`(?:\\b|the|any|all|every|each)(?:${AI}|model|agent)|\\byour(?:\\s+(?:real|new|true|actual|primary|main|only|first|secret|hidden)\\b|\\s*$)`, "i");
+
+/**
+ * The windows `addressedToModel` reads: those holding an addressee word. The nine patterns then run on a few windows
+ * instead of every one, so long honest text (a 64 KB page) costs one cheap test per sentence. The word lies inside
+ * one sentence (sentences split at whitespace), so a window holds it exactly when one of its two sentences does.
+ */
+function addresseeWindows(text: string): string[] {
+  const parts = sentences(text);
+  const cued = parts.map((part) => ADDRESSEE_CUE.test(part));
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; i++) if (cued[i] || cued[i + 1]) out.push(parts.slice(i, i + 2).join(" "));
+  return out;
+}
+
+/**
  * Text that speaks to the model and gives it an order. `thirdPerson: "any"` counts "the assistant must …" without an
  * overreach: right for tool *results*, where no honest page or error tells the reading model what to do.
  */
 export function addressedToModel(text: string, options: { thirdPerson?: "overreach" | "any" } = {}): Detection | undefined {
-  for (const window of windows(text)) {
+  for (const window of addresseeWindows(text)) {
     const match = first(ADDRESSED, window);
     if (match && hasInstructionCue(window)) return { match, what: "text addressed to the model" };
     const third = THIRD_PERSON.exec(window);
@@ -148,8 +168,15 @@ const ORDERS: { what: string; re: RegExp }[] = [
   { what: "an order to treat output as instructions", re: /\btreat\s+(the\s+)?(output|result|response|text)s?\s+(of\s+this\s+tool\s+)?as\s+(trusted\s+)?(instructions|commands|orders)\b/i },
 ];
 
+/**
+ * All the orders in one pattern: a single pass over long honest text (most of it matches none), before the ordered
+ * look that names the first kind that matches. Every order is case-insensitive and refers to no group by number.
+ */
+const ANY_ORDER = new RegExp(ORDERS.map(({ re }) => `(?:${re.source})`).join("|"), "i");
+
 /** An order to the model that no honest description or result needs. */
 export function modelDirective(text: string): Detection | undefined {
+  if (!ANY_ORDER.test(text)) return undefined;
   for (const { what, re } of ORDERS) {
     const m = re.exec(text);
     if (m) return { match: m[0], what };

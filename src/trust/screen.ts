@@ -3,7 +3,8 @@
  * place that can notice indirect prompt injection: a fetched page that says "AI assistant: ignore your previous
  * instructions", a fake error that orders a destructive call, a fake `[system]` or `USER:` turn, orders in an HTML
  * comment or in Unicode tag characters. The detectors are the poisoning rules' own (injection.ts); this module runs
- * them on a result's text blocks and the text of embedded resources, and applies the mode:
+ * them on a result's text blocks, the text of embedded resources and the string values of its structured content,
+ * and applies the mode:
  *
  * - `off`: the result passes as it is, unscreened;
  * - `warn` (default): the result passes unchanged, with `_meta["toolsearch/screen"] = { flags: [{ rule, excerpt }] }`;
@@ -16,7 +17,7 @@
  * const shown = applyScreen(result, flags, "block", "web__fetch");
  * ```
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { addressedToModel, type Detection, hiddenBlock, hiddenCarrier, modelDirective, roleMarker } from "./injection.js";
 
 /** What the gateway does with an upstream result that holds text aimed at the model. */
@@ -46,13 +47,23 @@ export interface ScreenOutcome {
  * comments, tag characters or base64 carrying orders. Secret *mentions* ("set OPENAI_API_KEY", "copy .env.example
  * to .env") are everyday build instructions in a result, so the lint's secret-request rule does not run here.
  */
-const DETECTORS: { rule: string; detect: (text: string) => Detection | undefined }[] = [
+type Detectors = { rule: string; detect: (text: string) => Detection | undefined }[];
+
+const DETECTORS: Detectors = [
   { rule: "role-marker", detect: roleMarker },
   { rule: "addressed-to-model", detect: (text) => addressedToModel(text, { thirdPerson: "any" }) },
   { rule: "model-directive", detect: modelDirective },
   { rule: "hidden-block", detect: hiddenBlock },
   { rule: "hidden-carrier", detect: hiddenCarrier },
 ];
+
+/**
+ * The detectors run on a prompt's messages. A prompt is written to instruct the model, so speaking to it ("As an AI
+ * assistant, you should …"), turn markers (`SYSTEM:`, `USER:`) and `<instructions>` tags are its honest form; only what
+ * no honest prompt does is flagged: orders to override the client's instructions, to keep things from the user or to
+ * skip their confirmation, and orders hidden where the user reading the prompt does not see them.
+ */
+const PROMPT_DETECTORS: Detectors = DETECTORS.filter((d) => d.rule === "model-directive" || d.rule === "hidden-carrier");
 
 /** Longest excerpt kept of a match, in characters before escaping. */
 const EXCERPT_CHARS = 60;
@@ -70,45 +81,107 @@ export function excerptOf(text: string): string {
   return [...flat].length > EXCERPT_CHARS ? `${escaped}…` : escaped;
 }
 
-/** Flags of one piece of text, one per detector that fires. */
-export function screenText(text: string): ScreenFlag[] {
+/** Flags of one piece of text, one per detector that fires (by default the detectors of tool results). */
+export function screenText(text: string, detectors: Detectors = DETECTORS): ScreenFlag[] {
   const screened = text.length > MAX_SCREENED_CHARS ? text.slice(0, MAX_SCREENED_CHARS) : text;
   const flags: ScreenFlag[] = [];
-  for (const { rule, detect } of DETECTORS) {
+  for (const { rule, detect } of detectors) {
     const hit = detect(screened);
     if (hit) flags.push({ rule, excerpt: excerptOf(hit.match) });
   }
   return flags;
 }
 
-/** The texts of a result a model reads: text blocks, and the text of embedded resources. */
+/** Most values visited in a result's structured content, and how deep: a bound on the walk, whatever the upstream sends. */
+const MAX_STRUCTURED_NODES = 10_000;
+const MAX_STRUCTURED_DEPTH = 32;
+
+/**
+ * The string values inside structured content, joined by blank lines (so that one value's turn marker never opens a
+ * turn in the next), walked breadth-first within `MAX_STRUCTURED_NODES`, `MAX_STRUCTURED_DEPTH` and
+ * `MAX_SCREENED_CHARS`. Keys are left out: they are the schema's names, not text written for the model.
+ */
+export function structuredText(value: unknown): string {
+  const parts: string[] = [];
+  let chars = 0;
+  const queue: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let i = 0; i < queue.length && chars < MAX_SCREENED_CHARS; i++) {
+    const { value: node, depth } = queue[i];
+    if (typeof node === "string") {
+      parts.push(node);
+      chars += node.length + 2;
+    } else if (node !== null && typeof node === "object" && depth < MAX_STRUCTURED_DEPTH) {
+      for (const child of Array.isArray(node) ? node : Object.values(node)) {
+        if (queue.length >= MAX_STRUCTURED_NODES) break;
+        queue.push({ value: child, depth: depth + 1 });
+      }
+    }
+  }
+  return parts.join("\n\n");
+}
+
+/** The texts of a result a model reads: text blocks, the text of embedded resources, and structured content's strings. */
 function resultTexts(result: CallToolResult): string[] {
   const texts: string[] = [];
   for (const block of result.content ?? []) {
     if (block.type === "text") texts.push(block.text);
     else if (block.type === "resource" && "text" in block.resource && typeof block.resource.text === "string") texts.push(block.resource.text);
   }
+  if (result.structuredContent !== undefined) texts.push(structuredText(result.structuredContent));
   return texts;
+}
+
+/** Flags of several texts, each rule once with its first excerpt. */
+function screenTexts(texts: { text: string; detectors: Detectors }[]): ScreenFlag[] {
+  const byRule = new Map<string, ScreenFlag>();
+  for (const { text, detectors } of texts) for (const flag of screenText(text, detectors)) if (!byRule.has(flag.rule)) byRule.set(flag.rule, flag);
+  return [...byRule.values()];
 }
 
 /** Flags of a whole result (each rule once, with its first excerpt). */
 export function screenResult(result: CallToolResult): ScreenFlag[] {
-  const byRule = new Map<string, ScreenFlag>();
-  for (const text of resultTexts(result)) for (const flag of screenText(text)) if (!byRule.has(flag.rule)) byRule.set(flag.rule, flag);
-  return [...byRule.values()];
+  return screenTexts(resultTexts(result).map((text) => ({ text, detectors: DETECTORS })));
+}
+
+/**
+ * Flags of a prompt an upstream returned (`prompts/get`): its description and messages' text with the prompt
+ * detectors, and the text of resources embedded in its messages (data, like a tool result) with the result detectors.
+ */
+export function screenPrompt(result: GetPromptResult): ScreenFlag[] {
+  const texts: { text: string; detectors: Detectors }[] = result.description ? [{ text: result.description, detectors: PROMPT_DETECTORS }] : [];
+  for (const { content } of result.messages) {
+    if (content.type === "text") texts.push({ text: content.text, detectors: PROMPT_DETECTORS });
+    else if (content.type === "resource" && "text" in content.resource && typeof content.resource.text === "string") texts.push({ text: content.resource.text, detectors: DETECTORS });
+  }
+  return screenTexts(texts);
+}
+
+/** Flags of a resource an upstream returned (`resources/read`): the text of its contents, read like a tool result. */
+export function screenResourceContents(result: ReadResourceResult): ScreenFlag[] {
+  return screenTexts(result.contents.flatMap((c) => ("text" in c && typeof c.text === "string" ? [{ text: c.text, detectors: DETECTORS }] : [])));
+}
+
+/** What the model is told in place of a withheld result, prompt or resource: the rules, never the payload. */
+export function blockedMessage(what: string, flags: ScreenFlag[]): string {
+  const rules = [...new Set(flags.map((f) => f.rule))];
+  return `result_blocked: ${what} was withheld because it holds text aimed at the model (${rules.join(", ")}). Treat the request as failed; the gateway's operator can read the flags in the audit log.`;
+}
+
+/** A relayed answer with the flags in its `_meta` (the `warn` mode). */
+export function withFlags<T extends { _meta?: Record<string, unknown> }>(result: T, flags: ScreenFlag[]): T {
+  return { ...result, _meta: { ...result._meta, [SCREEN_META_KEY]: { flags } } };
 }
 
 /**
  * Applies a mode to a result and its flags: unchanged when there are none or the mode is `off`; with the flags in
  * `_meta` under `warn`; replaced by a `result_blocked` error under `block` (its `_meta` names the rules only: the
- * excerpts quote the payload, which the model must not see).
+ * excerpts quote the payload, which the model must not see; nor is the structured content passed on).
  */
 export function applyScreen(result: CallToolResult, flags: ScreenFlag[], mode: ScreenMode, tool: string): CallToolResult {
   if (!flags.length || mode === "off") return result;
-  if (mode === "warn") return { ...result, _meta: { ...result._meta, [SCREEN_META_KEY]: { flags } } };
+  if (mode === "warn") return withFlags(result, flags);
   const rules = [...new Set(flags.map((f) => f.rule))];
-  const text = `result_blocked: the result of ${tool} was withheld because it holds text aimed at the model (${rules.join(", ")}). Treat the call as failed; the gateway's operator can read the flags in the audit log.`;
-  return { content: [{ type: "text", text }], isError: true, _meta: { [SCREEN_META_KEY]: { blocked: true, rules } } };
+  return { content: [{ type: "text", text: blockedMessage(`the result of ${tool}`, flags) }], isError: true, _meta: { [SCREEN_META_KEY]: { blocked: true, rules } } };
 }
 
 /** Screens a result under a mode: the result to return, and what screening did (undefined when nothing was flagged). */

@@ -1,7 +1,8 @@
 /**
  * The resources surface: `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe` and
  * `unsubscribe` of every session, over the upstreams' resources (offers.ts: URIs kept unless two servers clash) and,
- * with a knowledge base, its documents (doc-resources.ts). Lists come from what the registry knows, manifests
+ * with a knowledge base, its documents (doc-resources.ts). An upstream's contents are screened like a tool result
+ * (screening.ts). Lists come from what the registry knows, manifests
  * included, so listing starts no server; a read or a subscription starts the one that owns the URI. An upstream's
  * `resources/updated` reaches the sessions subscribed to that URI, and a change of the lists sends them all
  * `list_changed`.
@@ -16,11 +17,13 @@ import {
   UnsubscribeRequestSchema,
 } from "../sdk.js";
 import type { GatewaySession, Sessions } from "../sessions.js";
+import { screenResourceContents } from "../../trust/screen.js";
+import { type ScreenSettings, screenModeOf, screenRelayed } from "./screening.js";
 import type { Surface } from "./surface.js";
 import { RESOURCE_NOT_FOUND, relay } from "./upstream-errors.js";
 
-/** Options of the resources surface. */
-export interface ResourcesSurfaceOptions {
+/** Options of the resources surface (with the screening modes of upstream contents). */
+export interface ResourcesSurfaceOptions extends ScreenSettings {
   /** A knowledge base whose documents are resources too. */
   docs?: DocumentIndex;
   /** The collection name in the documents' URIs (`toolsearch://docs/{collection}/{id}`). */
@@ -88,7 +91,8 @@ export class ResourcesSurface implements Surface {
     const result = (await relay(() => upstream.request("resources/read", { uri: route.target }))) as ReadResourceResult;
     // The contents name the URI as the client knows it.
     const offers = this.registry.offers;
-    return { ...result, contents: result.contents.map((c) => ({ ...c, uri: c.uri === route.target ? uri : offers.exposedUri(route.server, c.uri) })) };
+    const exposed = { ...result, contents: result.contents.map((c) => ({ ...c, uri: c.uri === route.target ? uri : offers.exposedUri(route.server, c.uri) })) };
+    return screenRelayed(exposed, screenModeOf(this.options, route.server), screenResourceContents, `the resource ${uri}`);
   }
 
   /** Sends `list_changed` to every session when the resources or templates differ from `before`. */

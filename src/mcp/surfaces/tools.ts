@@ -18,10 +18,11 @@ import { CALL_TOOL, DESCRIBE_TOOL, gatewayToolDefinitions, SEARCH_TOOLS } from "
 import { serverPrefix } from "../names.js";
 import type { UpstreamRegistry } from "../registry.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from "../sdk.js";
-import { type GatewaySession, notifyToolsChanged, type Sessions } from "../sessions.js";
+import { type GatewaySession, notifyToolsChanged, type Sessions, type ToolCallRecord } from "../sessions.js";
 import type { Surface } from "./surface.js";
 import type { UsageEvent } from "../../store/types.js";
-import { type ScreenMode, type ScreenOutcome, screenCall } from "../../trust/screen.js";
+import { type ScreenOutcome, screenCall } from "../../trust/screen.js";
+import { screenModeOf } from "./screening.js";
 
 /** Options of the tools surface: a knowledge base (with its name in resource URIs), `exposeFound` and `usage`. */
 export type ToolsSurfaceOptions = Pick<GatewayOptions, "docs" | "exposeFound" | "usage" | "config" | "screenResults" | "onCall"> & { docsCollection: string };
@@ -209,8 +210,9 @@ export class ToolsSurface implements Surface {
     }
     const name = rawName.trim();
     const started = performance.now();
-    const report = (outcome: "ok" | "error" | "refused" | "failed", screen?: ScreenOutcome) => {
-      // A refused call names a tool the caller may not see or called wrongly: nothing to learn, nothing to keep.
+    const report = (outcome: ToolCallRecord["outcome"], screen?: ScreenOutcome) => {
+      // A refused call names a tool the caller may not see or called wrongly: nothing to learn, nothing to keep. A
+      // blocked one never reached the model, so usage learning counts it as failed, not as a search that led somewhere.
       if (outcome !== "refused") this.used(session, "call", [name], undefined, outcome === "ok" ? "ok" : "error");
       const onCall = session?.onCall ?? this.options.onCall;
       if (!onCall) return;
@@ -229,19 +231,14 @@ export class ToolsSurface implements Surface {
     }
     try {
       const upstream = await this.registry.runnerOf(route).callTool(route.tool, check.input);
-      const { result, outcome } = screenCall(upstream, this.screenModeOf(route.server), name);
-      report(upstream.isError ? "error" : "ok", outcome);
+      const { result, outcome } = screenCall(upstream, screenModeOf(this.options, route.server), name);
+      report(outcome?.action === "blocked" ? "blocked" : upstream.isError ? "error" : "ok", outcome);
       return result;
     } catch (error) {
       report("failed");
       if (error instanceof McpError) return failure(`upstream server "${route.server}" refused ${route.tool}: ${error.message}`);
       throw error;
     }
-  }
-
-  /** The screening mode of one server's results: its `"screenResults"`, else the gateway's (default `warn`). */
-  private screenModeOf(server: string): ScreenMode {
-    return this.options.config?.mcpServers[server]?.screenResults ?? this.options.screenResults ?? "warn";
   }
 
   /**
