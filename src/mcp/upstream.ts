@@ -14,7 +14,10 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { UpstreamAuth } from "../auth/upstream-oauth.js";
 import { ToolsearchError } from "../errors.js";
+import { withTraceContext } from "../ops/tracing.js";
+import { observeUpstreamCall } from "../ops/upstream-calls.js";
 import { isStdioConfig, type ServerConfig } from "./config.js";
+import { perRequestSignalFetch } from "./request-signal.js";
 import {
   ErrorCode, LoggingMessageNotificationSchema, McpError, PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema,
@@ -190,6 +193,10 @@ export class Upstream {
 
   /** Calls a tool by its upstream name, starting a stopped server first. Throws `upstream_unavailable` or `upstream_timeout`; MCP errors pass through. */
   async callTool(tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    return observeUpstreamCall(this.name, tool, () => this.callToolNow(tool, args));
+  }
+
+  private async callToolNow(tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
     this.callsInFlight++;
     clearTimeout(this.idleTimer);
     try {
@@ -400,7 +407,9 @@ export class Upstream {
       transport.stderr?.on("data", (chunk: Buffer) => this.keepStderr(chunk));
       return transport;
     }
-    return new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: this.config.headers ?? {} }, authProvider: this.auth?.provider });
+    // Each request gets its own abort signal (request-signal.ts) and carries the caller's trace context on.
+    const fetch = perRequestSignalFetch(withTraceContext());
+    return new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: this.config.headers ?? {} }, authProvider: this.auth?.provider, fetch });
   }
 
   /** Lists every tool, following `nextCursor` pages. */

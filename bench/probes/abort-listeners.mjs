@@ -1,0 +1,33 @@
+/**
+ * Loaded into the process under test by bench/soak.ts (`node --import`): counts the abort listeners each AbortSignal
+ * holds (added minus removed, as Node's fetch removes its own when a request is collected) and writes, once a second,
+ * to the file named by TOOLSEARCH_PROBE_FILE the most any one signal held so far (`most`) and during that second
+ * (`recent`). Nothing else changes.
+ */
+import { writeFileSync } from "node:fs";
+
+const file = process.env.TOOLSEARCH_PROBE_FILE;
+if (file) {
+  const counts = new WeakMap();
+  let most = 0;
+  let recent = 0;
+  const add = EventTarget.prototype.addEventListener;
+  const remove = EventTarget.prototype.removeEventListener;
+  EventTarget.prototype.addEventListener = function (type, listener, options) {
+    if (type === "abort" && this instanceof AbortSignal && listener) {
+      const count = (counts.get(this) ?? 0) + 1;
+      counts.set(this, count);
+      if (count > most) most = count;
+      if (count > recent) recent = count;
+    }
+    return add.call(this, type, listener, options);
+  };
+  EventTarget.prototype.removeEventListener = function (type, listener, options) {
+    if (type === "abort" && this instanceof AbortSignal && listener && counts.has(this)) counts.set(this, Math.max(0, counts.get(this) - 1));
+    return remove.call(this, type, listener, options);
+  };
+  setInterval(() => {
+    writeFileSync(file, JSON.stringify({ most, recent }));
+    recent = 0;
+  }, 1000).unref();
+}
