@@ -2,7 +2,7 @@
  * Soak: `call_tool` through `toolsearch mcp --http` (a real process) to server-everything over Streamable HTTP, for
  * minutes on end, watching for creep in the gateway: its RSS, the most abort listeners any one AbortSignal of its
  * process holds (a probe loaded with `--import`, bench/probes/abort-listeners.mjs), the warnings it writes
- * (MaxListenersExceededWarning above all), and the client's p50/p99 call time, per minute.
+ * (MaxListenersExceededWarning above all), its heap (used and total), and the client's p50/p99 call time, per minute.
  *
  *   npm run bench:soak -- --minutes 10            # table per minute and a summary
  *   npm run bench:soak -- --minutes 2 --json      # one JSON object
@@ -42,6 +42,8 @@ interface Minute {
   p50_ms: number;
   p99_ms: number;
   rss_mb: number;
+  heap_used_mb: number;
+  heap_total_mb: number;
   listeners_max: number;
   warnings: number;
 }
@@ -98,6 +100,8 @@ async function main(): Promise<void> {
         p50_ms: round2(sorted[Math.floor(sorted.length * 0.5)] ?? 0),
         p99_ms: round2(sorted[Math.floor(sorted.length * 0.99)] ?? 0),
         rss_mb: rssMb(gateway.pid!),
+        heap_used_mb: mb(readProbe(probeFile).heapUsed),
+        heap_total_mb: mb(readProbe(probeFile).heapTotal),
         listeners_max: listenersMax,
         warnings: warnings - warningsBefore,
       });
@@ -123,7 +127,7 @@ async function main(): Promise<void> {
     };
     if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     else {
-      process.stdout.write(`${table(["minute", "calls", "errors", "p50 ms", "p99 ms", "RSS MB", "listeners max", "warnings"], rows.map((r) => [r.minute, r.calls, r.errors, r.p50_ms, r.p99_ms, r.rss_mb, r.listeners_max, r.warnings].map(String))).join("\n")}\n`);
+      process.stdout.write(`${table(["minute", "calls", "errors", "p50 ms", "p99 ms", "RSS MB", "heap used MB", "heap total MB", "listeners max", "warnings"], rows.map((r) => [r.minute, r.calls, r.errors, r.p50_ms, r.p99_ms, r.rss_mb, r.heap_used_mb, r.heap_total_mb, r.listeners_max, r.warnings].map(String))).join("\n")}\n`);
       process.stdout.write(`calls ${summary.calls}; RSS ${summary.rss_start_mb} -> ${summary.rss_end_mb} MB; listeners max ${summary.listeners_max}; warnings ${summary.warnings}\n`);
     }
   } finally {
@@ -132,12 +136,23 @@ async function main(): Promise<void> {
   }
 }
 
-function readProbe(file: string): { most: number; recent: number } {
+interface Probe {
+  most: number;
+  recent: number;
+  heapUsed: number;
+  heapTotal: number;
+}
+
+function readProbe(file: string): Probe {
   try {
-    return JSON.parse(readFileSync(file, "utf8")) as { most: number; recent: number };
+    return JSON.parse(readFileSync(file, "utf8")) as Probe;
   } catch {
-    return { most: 0, recent: 0 };
+    return { most: 0, recent: 0, heapUsed: 0, heapTotal: 0 };
   }
+}
+
+function mb(bytes: number): number {
+  return Math.round(bytes / 104857.6) / 10;
 }
 
 /** Resident set size of a process, MB (Linux /proc). */

@@ -2,7 +2,7 @@
  * Loaded into the process under test by bench/soak.ts (`node --import`): counts the abort listeners each AbortSignal
  * holds (added minus removed, as Node's fetch removes its own when a request is collected) and writes, once a second,
  * to the file named by TOOLSEARCH_PROBE_FILE the most any one signal held so far (`most`) and during that second
- * (`recent`). Nothing else changes.
+ * (`recent`), with the process's heap figures (`process.memoryUsage()`). Nothing else changes.
  */
 import { writeFileSync } from "node:fs";
 
@@ -27,7 +27,8 @@ if (file) {
     return remove.call(this, type, listener, options);
   };
   setInterval(() => {
-    writeFileSync(file, JSON.stringify({ most, recent }));
+    const { heapUsed, heapTotal, external } = process.memoryUsage();
+    writeFileSync(file, JSON.stringify({ most, recent, heapUsed, heapTotal, external }));
     recent = 0;
   }, 1000).unref();
 }

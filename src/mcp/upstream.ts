@@ -39,6 +39,8 @@ export interface UpstreamOptions {
   idleStopMs?: number;
   /** Where to write one-line status messages (default: stderr). */
   log?: (line: string) => void;
+  /** Where a stdio server's stderr lines go, masked (default: only their tail is kept, for error messages). */
+  stderr?: (server: string, line: string) => void;
   /** Masks secret values in every message this upstream writes or returns (default: none). */
   redact?: (text: string) => string;
   /** OAuth of a remote server (src/auth/upstream-oauth.ts): its tokens, and whether only a login can help. */
@@ -99,7 +101,8 @@ export type OfferRequest = keyof typeof OFFER_REQUESTS;
 export class Upstream {
   readonly name: string;
   readonly config: ServerConfig;
-  private readonly options: Required<Omit<UpstreamOptions, "log" | "redact" | "auth">> & { log: (line: string) => void };
+  private readonly options: Required<Omit<UpstreamOptions, "log" | "redact" | "auth" | "stderr">> & { log: (line: string) => void };
+  private readonly onStderr?: (server: string, line: string) => void;
   private readonly auth?: UpstreamAuth;
   private readonly redact: (text: string) => string;
   private readonly onTools: ToolsListener;
@@ -134,7 +137,8 @@ export class Upstream {
     this.redact = options.redact ?? ((text) => text);
     const write = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.auth = options.auth;
-    const { redact: _redact, auth: _auth, ...rest } = stripUndefined(options);
+    this.onStderr = options.stderr;
+    const { redact: _redact, auth: _auth, stderr: _stderr, ...rest } = stripUndefined(options);
     this.options = { ...DEFAULTS, ...rest, log: (line) => write(this.redact(line)) };
   }
 
@@ -545,7 +549,8 @@ export class Upstream {
   }
 
   private keepStderr(chunk: Buffer): void {
-    const lines = chunk.toString("utf8").split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+    const lines = chunk.toString("utf8").split(/\r?\n/).map((l) => this.redact(l.trim())).filter(Boolean);
+    for (const line of lines) this.onStderr?.(this.name, line);
     this.stderrTail = [...this.stderrTail, ...lines].slice(-STDERR_TAIL_LINES);
   }
 

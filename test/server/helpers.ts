@@ -80,9 +80,12 @@ export async function makeService(
 export interface ServeProcess {
   url: string;
   child: ChildProcess;
+  /** Everything it wrote, stderr then stdout (with JSON logs, the default off a terminal, its notes are on stdout). */
   stderr: () => string;
-  /** Sends a signal and waits for the exit; resolves with the exit code (or the signal's name). */
+  /** Sends a signal (unless it has exited) and waits for the exit; resolves with the exit code (or the signal's name). */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
+  /** Resolves with the exit code (or the signal's name) once it exits, sending nothing. */
+  exited: Promise<number | string>;
 }
 
 /** Starts `toolsearch serve --port 0 …` and resolves once it prints the URL it listens on. */
@@ -98,7 +101,7 @@ export async function startServe(args: string[], env: Record<string, string> = {
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout);
       if (match) resolve(match[1]);
     });
     void exited.then((code) => reject(new Error(`serve exited (${code}) before listening:\n${stderr}`)));
@@ -106,7 +109,8 @@ export async function startServe(args: string[], env: Record<string, string> = {
   return {
     url,
     child,
-    stderr: () => stderr,
+    stderr: () => stderr + stdout,
+    exited,
     stop: async (signal = "SIGTERM") => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

@@ -91,7 +91,7 @@ test("keys from the CLI, Bearer auth over HTTP, revocation, and a restart that k
 
 test("SIGTERM lets a request in flight finish before the store closes", async () => {
   const TOOLSEARCH_HOME = home();
-  const p = await serve(["--no-auth"], { TOOLSEARCH_HOME });
+  const p = await serve(["--no-auth", "--drain-seconds", "0"], { TOOLSEARCH_HOME });
   const url = new URL(`${p.url}/v1/collections/late`);
   const body = JSON.stringify({ kind: "tools", tools: Array.from({ length: 200 }, (_, i) => tool(`t${i}`)) });
   const half = Math.floor(body.length / 2);
@@ -109,7 +109,9 @@ test("SIGTERM lets a request in flight finish before the store closes", async ()
     }, 300);
   });
   assert.equal(await answer, 201);
-  assert.equal(await stop(p), 0);
+  // A second SIGTERM would exit at once: wait for the first one's graceful exit.
+  assert.equal(await p.exited, 0);
+  running.delete(p);
   const store = await openStore(join(TOOLSEARCH_HOME, "store.sqlite"));
   assert.equal((await store.getCollection("late"))?.size, 200);
   await store.close();

@@ -246,6 +246,14 @@ export function storeContract(label: string, makeStore: () => Promise<StoreFixtu
       assert.equal((await store.listAudit()).length, 1);
     });
 
+    it("an audit entry keeps the id of the request that caused it", async (store) => {
+      const base = { at: "2026-01-04T00:00:00.000Z", who: "k1", action: "put_item", collection: "crm", outcome: "ok", durationMs: 1 };
+      await store.appendAudit([{ ...base, requestId: "req-abc.123" }, { ...base, target: "no-request" }]);
+      const [withoutId, withId] = await store.listAudit({ since: base.at });
+      assert.equal(withId.requestId, "req-abc.123");
+      assert.ok(!("requestId" in withoutId), "no request id unless recorded");
+    });
+
     it("API keys keep their tool visibility globs", async (store) => {
       const createdAt = new Date().toISOString();
       await store.createKey({ id: "v1", hash: "hv1", scope: "read", toolsAllow: ["billing_*", "get_?"], toolsDeny: ["*_secret"], createdAt });

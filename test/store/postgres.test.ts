@@ -45,6 +45,25 @@ describe("PostgresStore", { skip: postgresMissing }, () => {
     return { store, cleanup: () => store.close() };
   });
 
+  test("a store made before audit entries had request ids migrates: its entries stay, new ones keep their id", async () => {
+    const old = await openSchema("before_request_ids");
+    await old.appendAudit([{ at: "2026-01-01T00:00:00.000Z", who: "k1", action: "put_item", collection: "crm", outcome: "ok", durationMs: 1 }]);
+    await old.close();
+    // Back to the schema of the previous release: no request_id column, one migration fewer.
+    const client = new pg.Client(url);
+    await client.connect();
+    await client.query("ALTER TABLE before_request_ids.audit DROP COLUMN request_id");
+    await client.query("DELETE FROM before_request_ids.migrations WHERE version = (SELECT max(version) FROM before_request_ids.migrations)");
+    await client.end();
+    const store = await openSchema("before_request_ids");
+    await store.appendAudit([{ at: "2026-01-02T00:00:00.000Z", who: "k2", action: "put_item", collection: "crm", outcome: "ok", durationMs: 1, requestId: "r-2" }]);
+    const [newer, older] = await store.listAudit();
+    assert.equal(newer.requestId, "r-2");
+    assert.equal(older.who, "k1");
+    assert.ok(!("requestId" in older));
+    await store.close();
+  });
+
   test("three stores migrating the same fresh schema at once: one set of tables, no error", async () => {
     const stores = [0, 1, 2].map(() => new PostgresStore(url, { schema: "racing" }));
     await Promise.all(stores.map((s) => s.migrate()));
@@ -52,7 +71,7 @@ describe("PostgresStore", { skip: postgresMissing }, () => {
     await client.connect();
     const { rows } = await client.query("SELECT version FROM racing.migrations");
     await client.end();
-    assert.deepEqual(rows.map((r) => r.version), [1, 2, 3, 4, 5, 6, 7, 8]); // one per MIGRATIONS step
+    assert.deepEqual(rows.map((r) => r.version), [1, 2, 3, 4, 5, 6, 7, 8, 9]); // one per MIGRATIONS step
     await stores[0].putCollection("x", "tools", {}, []);
     assert.equal((await stores[2].getCollection("x"))?.name, "x");
     await Promise.all(stores.map((s) => s.close()));

@@ -58,10 +58,29 @@ test("SqliteStore: WAL, synchronous FULL and our application id are set", async 
     const db = new Database(path, { readonly: true });
     assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
     assert.equal(db.pragma("application_id", { simple: true }), 0x54535331);
-    assert.equal(db.pragma("user_version", { simple: true }), 9); // one per MIGRATIONS step
+    assert.equal(db.pragma("user_version", { simple: true }), 10); // one per MIGRATIONS step
     db.close();
     const store = new SqliteStore(path);
     assert.equal((store as unknown as { db: Database.Database }).db.pragma("synchronous", { simple: true }), 2, "FULL");
+    await store.close();
+  }));
+
+test("SqliteStore: a file made before audit entries had request ids migrates: its entries stay, new ones keep their id", async () =>
+  withStorePath(async (path) => {
+    const old = await openStore(path);
+    await old.appendAudit([{ at: "2026-01-01T00:00:00.000Z", who: "k1", action: "put_item", collection: "crm", outcome: "ok", durationMs: 1 }]);
+    await old.close();
+    // Back to the schema of the previous release: no request_id column, one migration fewer.
+    const db = new Database(path);
+    db.exec("ALTER TABLE audit DROP COLUMN request_id");
+    db.pragma(`user_version = ${(db.pragma("user_version", { simple: true }) as number) - 1}`);
+    db.close();
+    const store = await openStore(path);
+    await store.appendAudit([{ at: "2026-01-02T00:00:00.000Z", who: "k2", action: "put_item", collection: "crm", outcome: "ok", durationMs: 1, requestId: "r-2" }]);
+    const [newer, older] = await store.listAudit();
+    assert.equal(newer.requestId, "r-2");
+    assert.equal(older.who, "k1");
+    assert.ok(!("requestId" in older));
     await store.close();
   }));
 
