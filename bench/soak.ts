@@ -91,7 +91,7 @@ async function main(): Promise<void> {
       }
     };
     const rssStart = rssMb(gateway.pid!);
-    const sampler = setInterval(() => {
+    const sample = () => {
       const sorted = times.sort((a, b) => a - b);
       rows.push({
         minute: rows.length + 1,
@@ -110,15 +110,18 @@ async function main(): Promise<void> {
       errors = 0;
       listenersMax = 0;
       warningsBefore = warnings;
-    }, 60_000);
+    };
+    const sampler = setInterval(sample, 60_000);
     await Promise.all(Array.from({ length: concurrency }, worker));
     clearInterval(sampler);
+    // The last minute, when the timer had not fired yet as the calls stopped.
+    if (rows.length < minutes) sample();
     clearInterval(probe);
     await client.close();
     const summary = {
       minutes,
       concurrency,
-      calls: rows.reduce((sum, r) => sum + r.calls, 0) + times.length,
+      calls: rows.reduce((sum, r) => sum + r.calls, 0),
       rss_start_mb: rssStart,
       rss_end_mb: rows.at(-1)?.rss_mb ?? rssMb(gateway.pid!),
       listeners_max: Math.max(readProbe(probeFile).most, ...rows.map((r) => r.listeners_max)),

@@ -4,7 +4,7 @@
  * to the file named by TOOLSEARCH_PROBE_FILE the most any one signal held so far (`most`) and during that second
  * (`recent`), with the process's heap figures (`process.memoryUsage()`). Nothing else changes.
  */
-import { writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 
 const file = process.env.TOOLSEARCH_PROBE_FILE;
 if (file) {
@@ -28,7 +28,9 @@ if (file) {
   };
   setInterval(() => {
     const { heapUsed, heapTotal, external } = process.memoryUsage();
-    writeFileSync(file, JSON.stringify({ most, recent, heapUsed, heapTotal, external }));
+    // Written whole, then renamed: the reader never sees half a file.
+    writeFileSync(`${file}.tmp`, JSON.stringify({ most, recent, heapUsed, heapTotal, external }));
+    renameSync(`${file}.tmp`, file);
     recent = 0;
   }, 1000).unref();
 }

@@ -119,6 +119,25 @@ export async function inSpan<T>(name: string, attributes: Attributes, work: (spa
 /** The span `inSpan` hands to work that is not traced: every call on it does nothing. */
 const NOT_RECORDING = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
+/**
+ * A span for one search, a child of the active one (undefined when not traced): engine, collection and, with
+ * `--trace-queries` only, the query text. Synchronous, so a bm25 search keeps answering without a promise hop;
+ * `endSearchSpan` records the result count and ends it.
+ */
+export function startSearchSpan(collection: string, engine: string, query: string): Span | undefined {
+  if (!trace.getSpan(context.active())?.isRecording()) return undefined;
+  const attributes: Attributes = { "toolsearch.collection": collection, "toolsearch.engine": engine };
+  if (settings.traceQueries) attributes["toolsearch.query"] = query;
+  return tracer().startSpan("search", { attributes });
+}
+
+export function endSearchSpan(span: Span | undefined, results: number | undefined): void {
+  if (!span) return;
+  if (results === undefined) span.setStatus({ code: SpanStatusCode.ERROR });
+  else span.setAttribute("toolsearch.results", results);
+  span.end();
+}
+
 /** A `fetch` that sends the active trace context on as `traceparent` (and `tracestate`) headers. */
 export function withTraceContext(base: FetchLike = (url, init) => fetch(url, init)): FetchLike {
   return (url, init) => {
