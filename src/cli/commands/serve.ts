@@ -130,8 +130,9 @@ async function serve(flags: ServeFlags): Promise<void> {
   const oauth = oauthOptions(flags);
   const log = new ProcessLog(usage(() => logSettings(flags.log, flags.logLevel)), "serve");
   if (tracingRequested()) usage(() => otlpProtocol());
-  // From here on, with JSON logs, every line the process writes is a JSON object on stdout.
-  const releaseStdio = log.captureStdio();
+  // From here on, with JSON logs, every line the process writes is a JSON object on stdout (a start-up error too:
+  // the capture stays until the process ends).
+  log.captureStdio();
   const note = log.writer;
   // The server's modules (fastify and its plugins) load only for this command, so other commands start faster.
   const [{ buildService }, { Collections }, { seedCollections }] = await Promise.all([
@@ -220,7 +221,6 @@ async function serve(flags: ServeFlags): Promise<void> {
   } finally {
     note("stopped");
     log.flush();
-    releaseStdio();
   }
 }
 
