@@ -2,7 +2,9 @@
  * Soak: `call_tool` through `toolsearch mcp --http` (a real process) to server-everything over Streamable HTTP, for
  * minutes on end, watching for creep in the gateway: its RSS, the most abort listeners any one AbortSignal of its
  * process holds (a probe loaded with `--import`, bench/probes/abort-listeners.mjs), the warnings it writes
- * (MaxListenersExceededWarning above all), its heap (used and total), and the client's p50/p99 call time, per minute.
+ * (MaxListenersExceededWarning above all), its heap (used and total, and heap and RSS right after a full collection
+ * the probe runs once a minute with --expose-gc: what is really retained), and the client's p50/p99 call time, per
+ * minute.
  *
  *   npm run bench:soak -- --minutes 10            # table per minute and a summary
  *   npm run bench:soak -- --minutes 2 --json      # one JSON object
@@ -44,6 +46,8 @@ interface Minute {
   rss_mb: number;
   heap_used_mb: number;
   heap_total_mb: number;
+  heap_after_gc_mb: number;
+  rss_after_gc_mb: number;
   listeners_max: number;
   warnings: number;
 }
@@ -60,7 +64,7 @@ async function main(): Promise<void> {
     const probeFile = join(dir, "probe.json");
     const gateway = spawn(
       process.execPath,
-      ["--import", PROBE, "--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "mcp", "--config", join(dir, "mcp.json"), "--store", join(dir, "store.sqlite"), "--http", "0"],
+      ["--expose-gc", "--import", PROBE, "--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "mcp", "--config", join(dir, "mcp.json"), "--store", join(dir, "store.sqlite"), "--http", "0"],
       { cwd: ROOT, env: { ...process.env, TOOLSEARCH_PROBE_FILE: probeFile }, stdio: ["ignore", "ignore", "pipe"] },
     );
     children.push(gateway);
@@ -102,6 +106,8 @@ async function main(): Promise<void> {
         rss_mb: rssMb(gateway.pid!),
         heap_used_mb: mb(readProbe(probeFile).heapUsed),
         heap_total_mb: mb(readProbe(probeFile).heapTotal),
+        heap_after_gc_mb: mb(readProbe(probeFile).afterGc.heapUsed),
+        rss_after_gc_mb: mb(readProbe(probeFile).afterGc.rss),
         listeners_max: listenersMax,
         warnings: warnings - warningsBefore,
       });
@@ -130,7 +136,7 @@ async function main(): Promise<void> {
     };
     if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     else {
-      process.stdout.write(`${table(["minute", "calls", "errors", "p50 ms", "p99 ms", "RSS MB", "heap used MB", "heap total MB", "listeners max", "warnings"], rows.map((r) => [r.minute, r.calls, r.errors, r.p50_ms, r.p99_ms, r.rss_mb, r.heap_used_mb, r.heap_total_mb, r.listeners_max, r.warnings].map(String))).join("\n")}\n`);
+      process.stdout.write(`${table(["minute", "calls", "errors", "p50 ms", "p99 ms", "RSS MB", "heap used MB", "heap total MB", "heap after GC MB", "RSS after GC MB", "listeners max", "warnings"], rows.map((r) => [r.minute, r.calls, r.errors, r.p50_ms, r.p99_ms, r.rss_mb, r.heap_used_mb, r.heap_total_mb, r.heap_after_gc_mb, r.rss_after_gc_mb, r.listeners_max, r.warnings].map(String))).join("\n")}\n`);
       process.stdout.write(`calls ${summary.calls}; RSS ${summary.rss_start_mb} -> ${summary.rss_end_mb} MB; listeners max ${summary.listeners_max}; warnings ${summary.warnings}\n`);
     }
   } finally {
@@ -144,13 +150,14 @@ interface Probe {
   recent: number;
   heapUsed: number;
   heapTotal: number;
+  afterGc: { heapUsed: number; rss: number };
 }
 
 function readProbe(file: string): Probe {
   try {
     return JSON.parse(readFileSync(file, "utf8")) as Probe;
   } catch {
-    return { most: 0, recent: 0, heapUsed: 0, heapTotal: 0 };
+    return { most: 0, recent: 0, heapUsed: 0, heapTotal: 0, afterGc: { heapUsed: 0, rss: 0 } };
   }
 }
 

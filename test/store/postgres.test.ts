@@ -8,7 +8,7 @@ import pg from "pg";
 import { PostgresStore, hidePassword } from "../../src/store/postgres.js";
 import type { Change } from "../../src/store/types.js";
 import { type PostgresServer, postgresMissing, startPostgres } from "../helpers/postgres.js";
-import { storeContract } from "./contract.js";
+import { checkRequestIdsAfterMigration, OLD_AUDIT_ENTRY, storeContract } from "./contract.js";
 
 let server: PostgresServer;
 let url: string;
@@ -47,7 +47,7 @@ describe("PostgresStore", { skip: postgresMissing }, () => {
 
   test("a store made before audit entries had request ids migrates: its entries stay, new ones keep their id", async () => {
     const old = await openSchema("before_request_ids");
-    await old.appendAudit([{ at: "2026-01-01T00:00:00.000Z", who: "k1", action: "put_item", collection: "crm", outcome: "ok", durationMs: 1 }]);
+    await old.appendAudit([OLD_AUDIT_ENTRY]);
     await old.close();
     // Back to the schema of the previous release: no request_id column, one migration fewer.
     const client = new pg.Client(url);
@@ -56,11 +56,7 @@ describe("PostgresStore", { skip: postgresMissing }, () => {
     await client.query("DELETE FROM before_request_ids.migrations WHERE version = (SELECT max(version) FROM before_request_ids.migrations)");
     await client.end();
     const store = await openSchema("before_request_ids");
-    await store.appendAudit([{ at: "2026-01-02T00:00:00.000Z", who: "k2", action: "put_item", collection: "crm", outcome: "ok", durationMs: 1, requestId: "r-2" }]);
-    const [newer, older] = await store.listAudit();
-    assert.equal(newer.requestId, "r-2");
-    assert.equal(older.who, "k1");
-    assert.ok(!("requestId" in older));
+    await checkRequestIdsAfterMigration(store);
     await store.close();
   });
 

@@ -7,7 +7,7 @@ import { Embedder } from "../../src/embeddings/embedder.js";
 import { openStore } from "../../src/store/open.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
-import { storeContract } from "./contract.js";
+import { checkRequestIdsAfterMigration, OLD_AUDIT_ENTRY, storeContract } from "./contract.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
 function tempDir(): string {
@@ -68,7 +68,7 @@ test("SqliteStore: WAL, synchronous FULL and our application id are set", async 
 test("SqliteStore: a file made before audit entries had request ids migrates: its entries stay, new ones keep their id", async () =>
   withStorePath(async (path) => {
     const old = await openStore(path);
-    await old.appendAudit([{ at: "2026-01-01T00:00:00.000Z", who: "k1", action: "put_item", collection: "crm", outcome: "ok", durationMs: 1 }]);
+    await old.appendAudit([OLD_AUDIT_ENTRY]);
     await old.close();
     // Back to the schema of the previous release: no request_id column, one migration fewer.
     const db = new Database(path);
@@ -76,11 +76,7 @@ test("SqliteStore: a file made before audit entries had request ids migrates: it
     db.pragma(`user_version = ${(db.pragma("user_version", { simple: true }) as number) - 1}`);
     db.close();
     const store = await openStore(path);
-    await store.appendAudit([{ at: "2026-01-02T00:00:00.000Z", who: "k2", action: "put_item", collection: "crm", outcome: "ok", durationMs: 1, requestId: "r-2" }]);
-    const [newer, older] = await store.listAudit();
-    assert.equal(newer.requestId, "r-2");
-    assert.equal(older.who, "k1");
-    assert.ok(!("requestId" in older));
+    await checkRequestIdsAfterMigration(store);
     await store.close();
   }));
 
