@@ -11,17 +11,15 @@ import { tracer } from "./tracing.js";
 
 const spans = new WeakMap<FastifyRequest, { span: Span; context: Context }>();
 
-function headerGetter() {
-  return {
-    keys: (carrier: FastifyRequest["headers"]) => Object.keys(carrier),
-    get: (carrier: FastifyRequest["headers"], key: string) => carrier[key],
-  };
-}
+/** Reads `traceparent` and `tracestate` from fastify's parsed headers. */
+const headerGetter = {
+  keys: (carrier: FastifyRequest["headers"]) => Object.keys(carrier),
+  get: (carrier: FastifyRequest["headers"], key: string) => carrier[key],
+};
 
 export const tracingPlugin = fp(async (app: FastifyInstance) => {
-  const getter = headerGetter();
   app.addHook("onRequest", async (request) => {
-    const parent = propagation.extract(ROOT_CONTEXT, request.headers, getter);
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers, headerGetter);
     const route = request.routeOptions.url ?? "unmatched";
     const span = tracer().startSpan(`${request.method} ${route}`, {
       kind: SpanKind.SERVER,
@@ -38,9 +36,13 @@ export const tracingPlugin = fp(async (app: FastifyInstance) => {
     traced.span.end();
   };
   app.addHook("onResponse", async (request, reply) => end(request, reply));
+  // The client went away before an answer: no onResponse follows, so the span ends here.
   app.addHook("onRequestAbort", async (request) => {
     const traced = spans.get(request);
-    traced?.span.setAttribute("toolsearch.aborted", true);
+    if (!traced) return;
+    spans.delete(request);
+    traced.span.setAttribute("toolsearch.aborted", true);
+    traced.span.end();
   });
   app.addHook("onRoute", (route: RouteOptions) => {
     const handler = route.handler;
