@@ -120,8 +120,8 @@ export class ProcessLog {
         // Not JSON after all: wrapped below.
       }
     }
-    // Node's own warnings ("(node:PID) MaxListenersExceededWarning: …") at warn level, the rest at info.
-    const level = /^\(node:\d+\)/.test(line) ? "warn" : "info";
+    // stderr carries diagnostics (Node's warnings, errors at start-up): warn level; stdout's lines are info.
+    const level = source === "stderr" ? "warn" : "info";
     this.notes[level]({ source }, line.replace(/^toolsearch( \w+)?: /, ""));
   }
 

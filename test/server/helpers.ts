@@ -90,7 +90,8 @@ export interface ServeProcess {
 
 /** Starts `toolsearch serve --port 0 …` and resolves once it prints the URL it listens on. */
 export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0", "--log", "warn", ...args], {
+  // No drain window unless a test asks for one (a later --drain-seconds wins): SIGTERM then stops at once.
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0", "--log", "warn", "--drain-seconds", "0", ...args], {
     env: { ...process.env, FORCE_COLOR: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -118,6 +119,17 @@ export async function startServe(args: string[], env: Record<string, string> = {
   };
 }
 
+/** The lines of a process's output, each JSON log line replaced by its message. */
+export function messagesOf(output: string): string {
+  return output.split("\n").map((line) => {
+    try {
+      return String((JSON.parse(line) as { msg?: unknown }).msg ?? line);
+    } catch {
+      return line;
+    }
+  }).join("\n");
+}
+
 /** Waits until `GET /readyz` answers 200. */
 export async function waitReady(url: string, attempts = 300): Promise<void> {
   for (let i = 0; i < attempts; i++) {
@@ -128,12 +140,16 @@ export async function waitReady(url: string, attempts = 300): Promise<void> {
   throw new Error(`${url} never became ready`);
 }
 
-/** Runs `toolsearch serve --port 0 ARGS` to its end with a fresh $TOOLSEARCH_HOME (for usage errors): exit code and stderr. */
-export function serveCli(args: string[], env: Record<string, string> = {}): { code: number | null; stderr: string } {
+/**
+ * Runs `toolsearch serve --port 0 ARGS` to its end with a fresh $TOOLSEARCH_HOME (for usage errors): exit code,
+ * stderr, and `messages`: every line of stderr and stdout, a JSON log line as its `msg` (an error found once the
+ * logs are set up is a JSON line on stdout).
+ */
+export function serveCli(args: string[], env: Record<string, string> = {}): { code: number | null; stderr: string; messages: string } {
   const home = tempDir();
   try {
     const result = spawnSync(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0", ...args], { encoding: "utf8", env: { ...process.env, TOOLSEARCH_HOME: home, FORCE_COLOR: "0", ...env } });
-    return { code: result.status, stderr: result.stderr };
+    return { code: result.status, stderr: result.stderr, messages: messagesOf(result.stderr + result.stdout) };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

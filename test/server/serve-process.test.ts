@@ -194,7 +194,9 @@ test("a port in use is a clear error, not a stack trace", async () => {
   const port = new URL(p.url).port;
   const second = cli(["serve", "--no-auth", "--port", port], { TOOLSEARCH_HOME });
   assert.equal(second.code, 1);
-  assert.match(second.stderr, /cannot listen on 127\.0\.0\.1:\d+: the port is in use/);
-  assert.doesNotMatch(second.stderr, /\n\s+at /);
+  // Off a terminal the logs are JSON on stdout, the error included.
+  const output = `${second.stderr}${second.stdout}`;
+  assert.match(output, /cannot listen on 127\.0\.0\.1:\d+: the port is in use/);
+  assert.doesNotMatch(output, /\n\s+at /);
   await stop(p);
 });
