@@ -2,9 +2,11 @@
  * `toolsearch serve [--store PATH|postgres://…] [--host H] [--port N] [--catalog FILE]… [--docs PATH]…
  * [--mcp-config FILE]… [--no-auth] [--session-idle S] [--max-sessions N] [--idle-stop S] [--expose-found] [--trust-updates]
  * [--pg-pool-size N] [--oauth-issuer URL [--oauth-audience A] [--oauth-collections-claim C] [--oauth-tools-claim C]]
- * [--preload NAME…] [--preload-recent N] [--memory-budget MB]`: the service of SPEC §9 (its MCP sessions and upstreams
- * behave as the gateway's, SPEC §11). Prints `listening on URL` on stdout once it accepts
- * connections; SIGTERM or SIGINT stop it gracefully (requests in flight finish, then the store closes).
+ * [--preload NAME…] [--preload-recent N] [--memory-budget MB] [--log json|text] [--log-level L] [--drain-seconds S]
+ * [--shutdown-timeout S] [--metrics-collections N] [--trace-queries]`: the service of SPEC §9 (its MCP sessions and
+ * upstreams behave as the gateway's, SPEC §11), operated as SPEC §18 says: logs, request ids, drain, metrics and
+ * traces come from src/ops/. Prints `listening on URL (…)` on stdout once it accepts connections; SIGTERM or SIGINT
+ * drain it (src/ops/drain.ts) and exit 0.
  */
 import type { Command } from "commander";
 import type { OAuthResourceOptions } from "../../auth/oauth-resource.js";
