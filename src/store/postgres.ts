@@ -18,7 +18,7 @@
  */
 import pg from "pg";
 import { ToolsearchError } from "../errors.js";
-import { type AuditRow, auditColumns, auditWhere, checkMatch, MAX_POOL_SIZE, etagOf, globsColumn, type KeyRow, pinFromRow, type PinRow, pinState, toAudit, toKey, toVector, unknownCollection } from "./records.js";
+import { AUDIT_COLUMNS, type AuditRow, auditColumns, auditWhere, checkMatch, MAX_POOL_SIZE, etagOf, globsColumn, type KeyRow, pinFromRow, type PinRow, pinState, toAudit, toKey, toVector, unknownCollection } from "./records.js";
 import { toUsage, type UsageRow } from "./usage-rows.js";
 import type {
   ApiKeyRecord,
@@ -108,6 +108,8 @@ const MIGRATIONS: string[] = [
      updated_at timestamptz NOT NULL, PRIMARY KEY (owner, server, tool));`,
   // What result screening found in a call's result (SPEC §16), JSON; NULL when nothing was flagged.
   `ALTER TABLE audit ADD COLUMN screen text;`,
+  // The request id of each audit entry (SPEC §18), to find a call's log lines; NULL for older entries.
+  `ALTER TABLE audit ADD COLUMN request_id text;`,
 ];
 
 interface CollectionRow {
@@ -622,8 +624,9 @@ export class PostgresStore implements Store {
     if (entries.length === 0) return;
     // One multi-row INSERT: a single statement is atomic without a transaction.
     const values = entries.flatMap(auditColumns);
-    const rows = entries.map((_, r) => `(${Array.from({ length: 10 }, (_, c) => `$${r * 10 + c + 1}`).join(", ")})`);
-    await this.read(`INSERT INTO ${this.s}.audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments, screen) VALUES ${rows.join(", ")}`, values);
+    const width = AUDIT_COLUMNS;
+    const rows = entries.map((_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(", ")})`);
+    await this.read(`INSERT INTO ${this.s}.audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments, screen, request_id) VALUES ${rows.join(", ")}`, values);
   }
 
   async listAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {

@@ -88,12 +88,17 @@ export interface AuditRow {
   arguments: string | null;
   /** Absent in rows read before the column existed. */
   screen?: string | null;
+  /** Absent in rows read before the column existed. */
+  request_id?: string | null;
 }
+
+/** How many columns `auditColumns` gives. */
+export const AUDIT_COLUMNS = 11;
 
 /** The column values of an audit entry, in the order of both stores' INSERT. */
 export function auditColumns(e: AuditEntry): unknown[] {
   const args = e.arguments === undefined ? null : JSON.stringify(e.arguments);
-  return [e.at, e.who, e.action, e.collection, e.target ?? null, e.outcome, e.durationMs, e.argumentBytes ?? null, args, e.screen ? JSON.stringify(e.screen) : null];
+  return [e.at, e.who, e.action, e.collection, e.target ?? null, e.outcome, e.durationMs, e.argumentBytes ?? null, args, e.screen ? JSON.stringify(e.screen) : null, e.requestId ?? null];
 }
 
 /** The WHERE clause of an audit query; `param` names the next placeholder (`?` or `$n`). */
@@ -118,6 +123,7 @@ export function toAudit(row: AuditRow): AuditRecord {
   if (row.argument_bytes !== null) record.argumentBytes = Number(row.argument_bytes);
   if (row.arguments !== null) record.arguments = JSON.parse(row.arguments) as unknown;
   if (row.screen) record.screen = JSON.parse(row.screen) as AuditEntry["screen"];
+  if (row.request_id !== null && row.request_id !== undefined) record.requestId = row.request_id;
   return record;
 }
 

@@ -97,6 +97,8 @@ const MIGRATIONS: string[] = [
   `CREATE INDEX items_by_collection ON items (collection);`,
   // What result screening found in a call's result (SPEC §16), JSON; NULL when nothing was flagged.
   `ALTER TABLE audit ADD COLUMN screen TEXT;`,
+  // The request id of each audit entry (SPEC §18), to find a call's log lines; NULL for older entries.
+  `ALTER TABLE audit ADD COLUMN request_id TEXT;`,
 ];
 
 /** Options of a `SqliteStore`. */
@@ -563,7 +565,7 @@ export class SqliteStore implements Store {
   async appendAudit(entries: AuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
     await this.write(() => {
-      const insert = this.sql("INSERT INTO audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments, screen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      const insert = this.sql("INSERT INTO audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments, screen, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
       for (const e of entries) insert.run(...auditColumns(e));
       return { result: undefined, changes: [] };
     });

@@ -169,6 +169,8 @@ export interface AuditEntry {
   arguments?: unknown;
   /** What result screening found in the call's result and did (SPEC §16): `flagged` (warn) or `blocked`. */
   screen?: { action: "flagged" | "blocked"; flags: { rule: string; excerpt: string }[] };
+  /** The id of the HTTP request that caused it (`x-request-id`, SPEC §18), when there was one. */
+  requestId?: string;
 }
 
 /** An audit entry as stored: with its position in the log (a cursor for paging). */

@@ -20,8 +20,8 @@ test("--pg-pool-size out of range, or with a SQLite store, is a usage error that
   assert.equal(sqlite.code, 2, sqlite.stderr);
   assert.match(sqlite.stderr, /--pg-pool-size applies only to a PostgreSQL store \(--store postgres:\/\/…\)/);
   const environment = serveCli(["--store", "postgres://toolsearch@127.0.0.1:1/none"], { TOOLSEARCH_PG_POOL_SIZE: "lots" });
-  assert.equal(environment.code, 1, environment.stderr);
-  assert.match(environment.stderr, /TOOLSEARCH_PG_POOL_SIZE takes a whole number from 1 to 1000 \(got "lots"\)/);
+  assert.equal(environment.code, 1, environment.messages);
+  assert.match(environment.messages, /TOOLSEARCH_PG_POOL_SIZE takes a whole number from 1 to 1000 \(got "lots"\)/);
 });
 
 describe("--pg-pool-size on a real PostgreSQL", { skip: postgresMissing }, () => {

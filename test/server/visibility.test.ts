@@ -29,8 +29,9 @@ describe("tool visibility per key", () => {
 
   /** The same request as the limited key on `acme` and as an admin on `twin`; answers compared with the names swapped. */
   async function twin(method: "GET" | "POST", path: string, payload?: object, compare: (body: Record<string, unknown>) => unknown = (b) => b, echoed: string[] = []) {
-    const mine = await s.app.inject({ method, url: `/v1/collections/acme${path}`, headers: s.auth(limited), payload });
-    const theirs = await s.app.inject({ method, url: `/v1/collections/twin${path}`, headers: s.auth(s.keys.admin), payload });
+    // One request id for both, so that error bodies (which carry it) compare equal.
+    const mine = await s.app.inject({ method, url: `/v1/collections/acme${path}`, headers: { ...s.auth(limited), "x-request-id": "twin" }, payload });
+    const theirs = await s.app.inject({ method, url: `/v1/collections/twin${path}`, headers: { ...s.auth(s.keys.admin), "x-request-id": "twin" }, payload });
     assert.equal(mine.statusCode, theirs.statusCode, `${path}: ${mine.body}`);
     // The caller's own words (a name it asked for) may come back; nothing else may name a hidden tool.
     const asked = [path.split("/").pop()!, ...echoed, ...Object.values(payload ?? {}).filter((v): v is string => typeof v === "string")];
@@ -89,7 +90,7 @@ describe("tool visibility per key", () => {
   });
 
   it("writes: a visible tool with its (digest) ETag; a hidden name is refused whether or not it exists", async () => {
-    const auth = s.auth(limitedWriter);
+    const auth: Record<string, string> = s.auth(limitedWriter);
     const tool = { name: "billing_extra", description: "extra billing tool for invoices", input_schema: { type: "object" } };
     const created = await s.app.inject({ method: "PUT", url: "/v1/collections/acme/tools/billing_extra", headers: auth, payload: tool });
     assert.equal(created.statusCode, 201, created.body);
@@ -100,6 +101,8 @@ describe("tool visibility per key", () => {
     assert.equal(stale.json().error.details.etag, etag.slice(1, -1));
     const fresh = await s.app.inject({ method: "PUT", url: "/v1/collections/acme/tools/billing_extra", headers: { ...auth, "if-match": etag }, payload: tool });
     assert.equal(fresh.statusCode, 200, fresh.body);
+    // Refusals compared below carry one request id, so that their bodies can be compared whole.
+    auth["x-request-id"] = "refusal";
     const refusals = [
       await s.app.inject({ method: "PUT", url: "/v1/collections/acme/tools/crm_get_refund_0", headers: auth, payload: { ...tool, name: "crm_get_refund_0" } }),
       await s.app.inject({ method: "PUT", url: "/v1/collections/acme/tools/crm_absent", headers: auth, payload: { ...tool, name: "crm_absent" } }),
