@@ -62,6 +62,18 @@ export interface TermContribution {
   contribution: number;
 }
 
+/** What `Bm25fIndex.termMatches` returns: raw frequencies of exact query terms in one id. */
+export interface TermMatches {
+  /** The id's length in each field. */
+  lengths: number[];
+  /** The average length of each field over the live ids (or the subset's); 1 for a field empty everywhere. */
+  averages: number[];
+  /** The average length of a whole item (all fields). */
+  averageLength: number;
+  /** Each distinct query term: its count in the query, idf, document frequency and frequency per field in the id. */
+  terms: { term: string; count: number; idf: number; df: number; tfs: number[] }[];
+}
+
 /**
  * The built state of a `Bm25fIndex` in flat arrays, for snapshots: a loaded state answers exactly as the index it
  * came from, with no text analyzed again. Postings are stored term by term: `slots` and `tfs` from `offsets[i]` to
@@ -575,6 +587,30 @@ export class Bm25fIndex {
       const part = (field.weight * tf) / this.lengthNorm(norms, slot, f);
       out.push({ ...match, field: field.name, contribution: pseudo > 0 ? (total * part) / pseudo : 0 });
     });
+  }
+
+  /**
+   * The raw evidence of an id for exact query terms (no typo expansion): per distinct term, its count in the query,
+   * idf and frequency in each field, with the id's field lengths and the average lengths (of the subset when given).
+   * The learned ranker computes its own scorings (plain BM25, per-field BM25, coverage) from this without a second
+   * index. Empty `terms` for an unknown id.
+   */
+  termMatches(queryTerms: string[], id: string, subset?: Bm25fSubset): TermMatches {
+    const slot = this.slotOf.get(id);
+    const norms = this.norms(subset);
+    const n = this.fields.length;
+    const out: TermMatches = { lengths: [], averages: norms.avg, averageLength: norms.avgTotal, terms: [] };
+    if (slot === undefined || (subset && !subset.mask[slot])) return out;
+    for (let f = 0; f < n; f++) out.lengths.push(this.lengths[slot * n + f]);
+    for (const [term, count] of countTerms(queryTerms)) {
+      const posting = this.posting(term);
+      const df = posting ? (subset ? this.subsetList(posting, subset).df : posting.count) : 0;
+      const idf = idfOf(subset ? subset.size : this.slotOf.size, df);
+      const at = posting ? lowerBound(posting.slots, posting.count, slot) : -1;
+      const found = posting !== undefined && at < posting.count && posting.slots[at] === slot;
+      out.terms.push({ term, count, idf, df, tfs: this.fields.map((_, f) => (found ? this.packing.get(posting.tfs[at], f) : 0)) });
+    }
+    return out;
   }
 
   /** The built state in flat arrays (see `Bm25fState`); `fromState` with the same options restores it. */
