@@ -27,19 +27,21 @@ const { values } = parseArgs({
   },
 });
 
-function toolsearch(name: string, engine: "bm25" | "regex", fuzzy = true): BenchSystem {
+/** `ranker: false` runs without the learned ranker (src/ranking/), so its cost shows beside the default. */
+function toolsearch(name: string, engine: "bm25" | "regex", fuzzy = true, ranker?: false): BenchSystem {
   let index: ToolIndex;
   return {
     name,
     async build(_flat, raw) {
       index = await ToolIndex.fromTools(raw);
     },
-    search: (query) => index.searchSync(engine === "regex" ? patternFromQuery(query) : query, { engine, limit: 10, fuzzy }).map((h) => h.name),
+    search: (query) => index.searchSync(engine === "regex" ? patternFromQuery(query) : query, { engine, limit: 10, fuzzy, ranker }).map((h) => h.name),
   };
 }
 
 const ALL: BenchSystem[] = [
   toolsearch("toolsearch-bm25", "bm25"),
+  toolsearch("toolsearch-bm25-noranker", "bm25", true, false),
   toolsearch("toolsearch-bm25-exact", "bm25", false),
   toolsearch("toolsearch-regex", "regex"),
   miniSearch("exact"),

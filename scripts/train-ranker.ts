@@ -123,7 +123,8 @@ type Kind = "hybrid" | "lexical";
 const KIND_FEATURES: Record<Kind, readonly FeatureName[]> = { hybrid: FEATURE_NAMES, lexical: LEXICAL_FEATURES };
 
 interface TrainingQuery {
-  rows: Float64Array[];
+  /** Rows of `d` features, one after the other. */
+  x: Float64Array;
   labels: Uint8Array;
   weight: number;
 }
@@ -135,40 +136,53 @@ interface TrainingQuery {
  */
 function train(kind: Kind, sets: { spec: SetSpec; queries: StoredQuery[] }[]): LinearModel {
   const names = KIND_FEATURES[kind];
+  const d = names.length;
   const columns = names.map((n) => FEATURE_NAMES.indexOf(n));
   const data: TrainingQuery[] = [];
   for (const { spec, queries } of sets) {
     const usable = queries.filter((q) => q[kind].ids.some((id) => q.relevant.includes(id)));
     for (const q of usable) {
       const relevant = new Set(q.relevant);
-      data.push({
-        rows: q[kind].rows.map((r) => Float64Array.from(columns, (c) => r[c])),
-        labels: Uint8Array.from(q[kind].ids, (id) => (relevant.has(id) ? 1 : 0)),
-        weight: spec.weight / usable.length,
-      });
+      const x = new Float64Array(q[kind].rows.length * d);
+      q[kind].rows.forEach((r, i) => columns.forEach((c, j) => (x[i * d + j] = r[c])));
+      data.push({ x, labels: Uint8Array.from(q[kind].ids, (id) => (relevant.has(id) ? 1 : 0)), weight: spec.weight / usable.length });
     }
   }
   const total = data.reduce((s, q) => s + q.weight, 0);
-  const w = new Float64Array(names.length);
-  const m = new Float64Array(names.length);
-  const v = new Float64Array(names.length);
+  const w = new Float64Array(d);
+  const m = new Float64Array(d);
+  const v = new Float64Array(d);
   const rate = 0.05, beta1 = 0.9, beta2 = 0.999, l2 = 1e-4, steps = 400;
+  const grad = new Float64Array(d);
+  let scores = new Float64Array(256);
   for (let step = 1; step <= steps; step++) {
-    const grad = new Float64Array(names.length);
+    grad.fill(0);
     for (const q of data) {
-      const scores = q.rows.map((r) => r.reduce((s, x, j) => s + x * w[j], 0));
-      const top = Math.max(...scores);
-      const exp = scores.map((s) => Math.exp(s - top));
-      const sum = exp.reduce((a, b) => a + b, 0);
+      const n = q.labels.length;
+      if (scores.length < n) scores = new Float64Array(n * 2);
+      let top = -Infinity;
+      for (let i = 0; i < n; i++) {
+        let s = 0;
+        for (let j = 0; j < d; j++) s += q.x[i * d + j] * w[j];
+        scores[i] = s;
+        if (s > top) top = s;
+      }
+      let sum = 0;
       let relSum = 0;
-      q.labels.forEach((l, i) => (relSum += l ? exp[i] : 0));
+      for (let i = 0; i < n; i++) {
+        scores[i] = Math.exp(scores[i] - top);
+        sum += scores[i];
+        if (q.labels[i]) relSum += scores[i];
+      }
       // d/dw of −log(Σ_rel e^s / Σ_all e^s) = E_all[x] − E_rel[x]
-      q.rows.forEach((r, i) => {
-        const coef = exp[i] / sum - (q.labels[i] ? exp[i] / relSum : 0);
-        for (let j = 0; j < r.length; j++) grad[j] += (q.weight / total) * coef * r[j];
-      });
+      const scale = q.weight / total;
+      for (let i = 0; i < n; i++) {
+        const coef = scale * (scores[i] / sum - (q.labels[i] ? scores[i] / relSum : 0));
+        if (coef === 0) continue;
+        for (let j = 0; j < d; j++) grad[j] += coef * q.x[i * d + j];
+      }
     }
-    for (let j = 0; j < w.length; j++) {
+    for (let j = 0; j < d; j++) {
       const g = grad[j] + l2 * w[j];
       m[j] = beta1 * m[j] + (1 - beta1) * g;
       v[j] = beta2 * v[j] + (1 - beta2) * g * g;

@@ -590,27 +590,36 @@ export class Bm25fIndex {
   }
 
   /**
-   * The raw evidence of an id for exact query terms (no typo expansion): per distinct term, its count in the query,
-   * idf and frequency in each field, with the id's field lengths and the average lengths (of the subset when given).
-   * The learned ranker computes its own scorings (plain BM25, per-field BM25, coverage) from this without a second
-   * index. Empty `terms` for an unknown id.
+   * The raw evidence of each id for exact query terms (no typo expansion): per distinct term, its count in the
+   * query, idf and frequency in each field, with the id's field lengths and the average lengths (of the subset when
+   * given). The learned ranker computes its own scorings (plain BM25, per-field BM25, coverage) from this without a
+   * second index. Empty `terms` for an unknown id.
    */
-  termMatches(queryTerms: string[], id: string, subset?: Bm25fSubset): TermMatches {
-    const slot = this.slotOf.get(id);
+  termMatches(queryTerms: string[], ids: readonly string[], subset?: Bm25fSubset): TermMatches[] {
     const norms = this.norms(subset);
     const n = this.fields.length;
-    const out: TermMatches = { lengths: [], averages: norms.avg, averageLength: norms.avgTotal, terms: [] };
-    if (slot === undefined || (subset && !subset.mask[slot])) return out;
-    for (let f = 0; f < n; f++) out.lengths.push(this.lengths[slot * n + f]);
-    for (const [term, count] of countTerms(queryTerms)) {
+    const live = subset ? subset.size : this.slotOf.size;
+    // The query's postings and idfs once for all ids; then one binary search per id and term.
+    const terms = [...countTerms(queryTerms)].map(([term, count]) => {
       const posting = this.posting(term);
       const df = posting ? (subset ? this.subsetList(posting, subset).df : posting.count) : 0;
-      const idf = idfOf(subset ? subset.size : this.slotOf.size, df);
-      const at = posting ? lowerBound(posting.slots, posting.count, slot) : -1;
-      const found = posting !== undefined && at < posting.count && posting.slots[at] === slot;
-      out.terms.push({ term, count, idf, df, tfs: this.fields.map((_, f) => (found ? this.packing.get(posting.tfs[at], f) : 0)) });
-    }
-    return out;
+      return { term, count, df, idf: idfOf(live, df), posting };
+    });
+    return ids.map((id) => {
+      const slot = this.slotOf.get(id);
+      const out: TermMatches = { lengths: [], averages: norms.avg, averageLength: norms.avgTotal, terms: [] };
+      if (slot === undefined || (subset && !subset.mask[slot])) return out;
+      for (let f = 0; f < n; f++) out.lengths.push(this.lengths[slot * n + f]);
+      for (const { term, count, df, idf, posting } of terms) {
+        const tfs = new Array<number>(n).fill(0);
+        if (posting) {
+          const at = lowerBound(posting.slots, posting.count, slot);
+          if (at < posting.count && posting.slots[at] === slot) for (let f = 0; f < n; f++) tfs[f] = this.packing.get(posting.tfs[at], f);
+        }
+        out.terms.push({ term, count, idf, df, tfs });
+      }
+      return out;
+    });
   }
 
   /** The built state in flat arrays (see `Bm25fState`); `fromState` with the same options restores it. */

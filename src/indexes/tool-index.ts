@@ -552,7 +552,7 @@ export class ToolIndex {
     const bm25 = this.bm25Query(options);
     return {
       fields: this.bm25Options.fields.map((f) => f.name),
-      matches: (id) => this.bm25.termMatches(terms, id, bm25.subset),
+      matches: (ids) => this.bm25.termMatches(terms, ids, bm25.subset),
       lexicalScore: (id) => this.bm25.explain(terms, id, bm25).reduce((sum, t) => sum + t.contribution, 0),
       cosine: vector && ((id) => {
         const scores = this.semantic.sentenceScores(id, vector);

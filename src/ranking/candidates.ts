@@ -11,7 +11,8 @@ import type { CandidateEvidence, QueryEvidence } from "./features.js";
 export interface EvidenceSources {
   /** The lexical index's field names, in `TermMatches` order. */
   fields: readonly string[];
-  matches(id: string): TermMatches;
+  /** The exact query terms in each id's fields (`Bm25fIndex.termMatches`). */
+  matches(ids: string[]): TermMatches[];
   /** The BM25F score of an id outside the lexical list. */
   lexicalScore(id: string): number;
   /** The cosine of an id outside the dense list (undefined without vectors). */
@@ -44,12 +45,13 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists): Qu
   const fusedShare = shares(lists.fused ?? []);
   const clause = new Map<string, number>();
   for (const list of lists.clauses ?? []) for (const [id, share] of shares(list)) clause.set(id, Math.max(clause.get(id) ?? 0, share));
-  const candidates = order.map((id): CandidateEvidence => {
+  const matches = sources.matches(order);
+  const candidates = order.map((id, at): CandidateEvidence => {
     const lex = lexical.get(id);
     const den = dense.get(id);
     const out: CandidateEvidence = {
       id,
-      matches: sources.matches(id),
+      matches: matches[at],
       lexical: lex ? lex.score : sources.lexicalScore(id),
       lexicalRank: lex?.rank,
       denseRank: den?.rank,

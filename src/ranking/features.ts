@@ -75,11 +75,11 @@ export function featureRows(evidence: QueryEvidence): Float64Array[] {
   const topLexical = Math.max(...candidates.map((c) => c.lexical)) || 1;
   const cosines = candidates.map((c) => c.cosine ?? 0);
   const topCosine = Math.max(...cosines);
-  const fieldGroup = fields.map((name) => (PARAM_FIELDS.has(name) ? "params" : name));
+  const groups = fieldGroups(fields);
+  const perField = new Float64Array(FIELD_GROUPS.length);
   return candidates.map((c, i) => {
     const row = new Float64Array(FEATURE_NAMES.length);
-    const set = (name: FeatureName, value: number) => (row[FEATURE_INDEX[name]] = value);
-    const perField = fieldScores(c.matches, fieldGroup);
+    fieldScores(c.matches, groups, perField);
     let covered = 0;
     let coveredIdf = 0;
     for (const t of c.matches.terms) {
@@ -89,32 +89,32 @@ export function featureRows(evidence: QueryEvidence): Float64Array[] {
       }
     }
     const lexical = c.lexical / topLexical;
-    set("bm25f", lexical);
-    set("bm25f_rank", rankFeature(c.lexicalRank));
-    set("plain", plain[i] / topPlain);
-    for (const name of ["name", "description", "params", "category"] as const) set(name, (perField.get(name) ?? 0) / idfMass);
-    set("cover", covered / distinct);
-    set("cover_idf", coveredIdf / idfMass);
-    set("all_terms", covered === terms.length && terms.length > 0 ? 1 : 0);
-    set("long_bm25f", lexical * longShare);
+    row[F.bm25f] = lexical;
+    row[F.bm25f_rank] = rankFeature(c.lexicalRank);
+    row[F.plain] = plain[i] / topPlain;
+    FIELD_GROUPS.forEach((name, g) => (row[F[name]] = perField[g] / idfMass));
+    row[F.cover] = covered / distinct;
+    row[F.cover_idf] = coveredIdf / idfMass;
+    row[F.all_terms] = covered === terms.length && terms.length > 0 ? 1 : 0;
+    row[F.long_bm25f] = lexical * longShare;
     if (c.cosine !== undefined) {
-      set("cosine", c.cosine);
-      set("cosine_gap", c.cosine - topCosine);
-      set("long_cosine", (c.cosine - topCosine) * longShare);
+      row[F.cosine] = c.cosine;
+      row[F.cosine_gap] = c.cosine - topCosine;
+      row[F.long_cosine] = (c.cosine - topCosine) * longShare;
     }
-    set("dense_rank", rankFeature(c.denseRank));
-    set("fused", c.fused ?? 0);
-    set("fused_rank", rankFeature(c.fusedRank));
-    set("clause", c.clause ?? 0);
+    row[F.dense_rank] = rankFeature(c.denseRank);
+    row[F.fused] = c.fused ?? 0;
+    row[F.fused_rank] = rankFeature(c.fusedRank);
+    row[F.clause] = c.clause ?? 0;
     return row;
   });
 }
 
-const FEATURE_INDEX = Object.fromEntries(FEATURE_NAMES.map((name, i) => [name, i])) as Record<FeatureName, number>;
+const F = Object.fromEntries(FEATURE_NAMES.map((name, i) => [name, i])) as Record<FeatureName, number>;
 
 /** The position of a feature in a row. */
 export function featureIndex(name: FeatureName): number {
-  return FEATURE_INDEX[name];
+  return F[name];
 }
 
 /** Plain BM25 of one candidate: every field in one bag, normalized by the whole item's length. */
@@ -129,23 +129,35 @@ export function plainScore(matches: TermMatches): number {
   return score;
 }
 
-/** BM25 of each field group on its own (tf saturated per group, lengths of the group's fields summed). */
-function fieldScores(matches: TermMatches, groupOf: string[]): Map<string, number> {
-  const lengths = new Map<string, number>();
-  const averages = new Map<string, number>();
-  groupOf.forEach((group, f) => {
-    lengths.set(group, (lengths.get(group) ?? 0) + matches.lengths[f]);
-    averages.set(group, (averages.get(group) ?? 0) + matches.averages[f]);
+/** The field groups with a feature of their own; parameter names, descriptions and enum values are one. */
+const FIELD_GROUPS = ["name", "description", "params", "category"] as const;
+
+/** Each field's group (index into `FIELD_GROUPS`), or -1 for a field without one. */
+function fieldGroups(fields: readonly string[]): Int8Array {
+  return Int8Array.from(fields, (name) => (PARAM_FIELDS.has(name) ? 2 : FIELD_GROUPS.indexOf(name as (typeof FIELD_GROUPS)[number])));
+}
+
+/**
+ * BM25 of each field group on its own (tf saturated per group, the lengths of its fields summed), into `out`. Scaled
+ * by 1/(k1+1), so that a saturated match of every query word sums to about the query's idf mass.
+ */
+function fieldScores(matches: TermMatches, groups: Int8Array, out: Float64Array): void {
+  out.fill(0);
+  const lengths = [0, 0, 0, 0];
+  const averages = [0, 0, 0, 0];
+  groups.forEach((g, f) => {
+    if (g < 0) return;
+    lengths[g] += matches.lengths[f] ?? 0;
+    averages[g] += matches.averages[f];
   });
-  const out = new Map<string, number>();
+  const tfs = [0, 0, 0, 0];
   for (const t of matches.terms) {
-    const tfs = new Map<string, number>();
-    groupOf.forEach((group, f) => t.tfs[f] > 0 && tfs.set(group, (tfs.get(group) ?? 0) + t.tfs[f]));
-    for (const [group, tf] of tfs) {
-      const norm = 1 - FIELD.b + (FIELD.b * lengths.get(group)!) / (averages.get(group)! || 1);
-      // Scaled by 1/(k1+1) so that a saturated match of every query word sums to about the query's idf mass.
-      out.set(group, (out.get(group) ?? 0) + (t.count * t.idf * tf) / (tf + FIELD.k1 * norm));
+    tfs.fill(0);
+    groups.forEach((g, f) => g >= 0 && (tfs[g] += t.tfs[f]));
+    for (let g = 0; g < tfs.length; g++) {
+      if (tfs[g] === 0) continue;
+      const norm = 1 - FIELD.b + (FIELD.b * lengths[g]) / (averages[g] || 1);
+      out[g] += (t.count * t.idf * tfs[g]) / (tfs[g] + FIELD.k1 * norm);
     }
   }
-  return out;
 }
