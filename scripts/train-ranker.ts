@@ -11,6 +11,9 @@
  * evenly spread). The first run embeds every catalog and query with USE lite (minutes on a loaded machine) and writes
  * each set's candidates and features under --out; later runs train in seconds from those files.
  *
+ * `scale` (12.2k tools) is measured and trained with BM25 only unless --embed-scale is given: embedding its 9.7k MCP
+ * tools with USE lite took longer than this machine's share allowed.
+ *
  * Sets: every query file counts once in training (MetaTool's two files half each, since they share one catalog), so
  * MetaTool's 20k queries do not outvote ToolAlpaca's 214; MetaTool's single-tool file is sampled to every 10th query
  * (2,062), as in docs/relevance.md. Leave-one-out leaves out a catalog with everything built from it: `scale` is
@@ -40,6 +43,7 @@ const { values: args } = parseArgs({
     ship: { type: "string", default: "hybrid,lexical" },
     model: { type: "string", default: "src/ranking/model.json" },
     refresh: { type: "boolean", default: false },
+    "embed-scale": { type: "boolean", default: false },
     "max-queries": { type: "string" },
     only: { type: "string" },
   },
@@ -55,13 +59,15 @@ interface SetSpec {
   every?: number;
   /** Its share of the training weight. */
   weight: number;
+  /** Measured and trained with BM25 only (its catalog takes too long to embed here); only the lexical model uses it. */
+  lexicalOnly?: boolean;
 }
 
 const SETS: SetSpec[] = [
   { name: "metatool", group: "metatool", catalog: "metatool/catalog.json", queries: "metatool/queries.jsonl", every: 10, weight: 0.5 },
   { name: "metatool-multi", group: "metatool", catalog: "metatool/catalog.json", queries: "metatool/queries-multi.jsonl", weight: 0.5 },
   { name: "stabletoolbench", group: "stabletoolbench", catalog: "stabletoolbench/catalog.json", queries: "stabletoolbench/queries.jsonl", weight: 1 },
-  { name: "scale", group: "stabletoolbench", catalog: "scale/catalog.json", queries: "scale/queries.jsonl", weight: 1 },
+  { name: "scale", group: "stabletoolbench", catalog: "scale/catalog.json", queries: "scale/queries.jsonl", weight: 1, lexicalOnly: !process.argv.includes("--embed-scale") },
   { name: "toolalpaca", group: "toolalpaca", catalog: "toolalpaca/catalog.json", queries: "toolalpaca/queries.jsonl", weight: 1 },
   { name: "toollens", group: "toollens", catalog: "toollens/catalog.json", queries: "toollens/queries.jsonl", weight: 1 },
 ];
@@ -79,17 +85,17 @@ interface StoredQuery {
 const round = (x: number) => Math.round(x * 1e5) / 1e5;
 
 async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]> {
-  const file = join(args.out!, `${spec.name}.json`);
+  const file = join(args.out!, `${spec.name}${spec.lexicalOnly ? "-lexical" : ""}.json`);
   if (existsSync(file) && !args.refresh) return JSON.parse(readFileSync(file, "utf8")) as StoredQuery[];
   const started = Date.now();
   const index = await ToolIndex.fromFile(join(args.data!, spec.catalog), { embedder, ranker: false });
   const plain = new ToolIndex(index.list(), { bm25: PLAIN_TOOL_BM25 });
-  await index.prepareEmbeddings();
+  if (!spec.lexicalOnly) await index.prepareEmbeddings();
   let queries = loadQueries(join(args.data!, spec.queries), (id) => index.get(id) !== undefined);
   if (spec.every) queries = queries.filter((_, i) => i % spec.every! === 0);
   const out: StoredQuery[] = [];
   for (const [i, q] of queries.entries()) {
-    const hybrid = (await index.rankerEvidence(q.query, { engine: "hybrid" }))!.evidence;
+    const hybrid = spec.lexicalOnly ? { fields: [], candidates: [] } : (await index.rankerEvidence(q.query, { engine: "hybrid" }))!.evidence;
     const lexical = (await index.rankerEvidence(q.query, { engine: "bm25" }))!.evidence;
     const table = (evidence: typeof hybrid) => ({ ids: evidence.candidates.map((c) => c.id), rows: featureRows(evidence).map((r) => [...r].map(round)) });
     const byRank = (key: "fusedRank" | "denseRank") =>
@@ -140,6 +146,7 @@ function train(kind: Kind, sets: { spec: SetSpec; queries: StoredQuery[] }[]): L
   const columns = names.map((n) => FEATURE_NAMES.indexOf(n));
   const data: TrainingQuery[] = [];
   for (const { spec, queries } of sets) {
+    if (kind === "hybrid" && spec.lexicalOnly) continue;
     const usable = queries.filter((q) => q[kind].ids.some((id) => q.relevant.includes(id)));
     for (const q of usable) {
       const relevant = new Set(q.relevant);
@@ -237,8 +244,8 @@ async function main(): Promise<void> {
       const model = { hybrid: train("hybrid", training), lexical: train("lexical", training) };
       models[group] = model;
       for (const { spec, queries } of sets.filter((s) => s.spec.group === group)) {
-        const cells = BASELINES.map((b) => pct(measure(queries, (q) => q.baselines[b])));
-        const hybrid = pct(measure(queries, (q) => rankWith(model.hybrid, q.hybrid)));
+        const cells = BASELINES.map((b) => (spec.lexicalOnly && (b === "semantic" || b === "hybrid") ? "—" : pct(measure(queries, (q) => q.baselines[b]))));
+        const hybrid = spec.lexicalOnly ? "—" : pct(measure(queries, (q) => rankWith(model.hybrid, q.hybrid)));
         const lexical = pct(measure(queries, (q) => rankWith(model.lexical, q.lexical)));
         lines.push(`| ${group} | ${spec.name} | ${queries.length} | ${cells.join(" | ")} | **${hybrid}** | **${lexical}** |`);
       }
@@ -255,7 +262,7 @@ async function main(): Promise<void> {
       trained: {
         by: "scripts/train-ranker.ts --write-model",
         loss: "listwise softmax, every query file weighted equally (MetaTool's two files half each), L2 1e-4, 400 Adam steps",
-        sets: sets.map((s) => `${s.spec.name} (${s.queries.length} queries)`),
+        sets: sets.map((s) => `${s.spec.name} (${s.queries.length} queries${s.spec.lexicalOnly ? ", lexical model only" : ""})`),
       },
     };
     for (const kind of ship) model[kind] = train(kind, sets);

@@ -590,6 +590,30 @@ export class Bm25fIndex {
   }
 
   /**
+   * The scores `search` gives these ids for exact query terms (no typo expansion), in one pass over the query's
+   * postings: for the few candidates another engine found outside BM25's top list (the learned ranker).
+   */
+  exactScores(queryTerms: string[], ids: readonly string[], subset?: Bm25fSubset): number[] {
+    const lists: { posting: Posting; pseudo: Float64Array; factor: number }[] = [];
+    for (const [term, count] of countTerms(queryTerms)) {
+      const posting = this.posting(term);
+      if (!posting || (subset && this.subsetList(posting, subset).df === 0)) continue;
+      const { pseudo, idf } = this.statistics(posting, subset);
+      lists.push({ posting, pseudo, factor: count * idf * (this.k1 + 1) });
+    }
+    return ids.map((id) => {
+      const slot = this.slotOf.get(id);
+      if (slot === undefined || (subset && !subset.mask[slot])) return 0;
+      let score = 0;
+      for (const { posting, pseudo, factor } of lists) {
+        const at = lowerBound(posting.slots, posting.count, slot);
+        if (at < posting.count && posting.slots[at] === slot && pseudo[at] > 0) score += (factor * pseudo[at]) / (pseudo[at] + this.k1);
+      }
+      return score;
+    });
+  }
+
+  /**
    * The raw evidence of each id for exact query terms (no typo expansion): per distinct term, its count in the
    * query, idf and frequency in each field, with the id's field lengths and the average lengths (of the subset when
    * given). The learned ranker computes its own scorings (plain BM25, per-field BM25, coverage) from this without a

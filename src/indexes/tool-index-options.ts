@@ -111,7 +111,8 @@ export interface ToolIndexOptions {
    * The learned ranker (issue 36, `src/ranking/`): a small model over every engine's evidence that re-ranks the union
    * of their top candidates for `hybrid` and `bm25`. Default: the model shipped with the package (a kind of search the
    * file has no model for is ranked as before); a `RankerModel` of your own; `false` for none. Off by itself where
-   * the options choose the scoring (`bm25.bag`, `k1` or `fields` for both, a `fusion.method` for `hybrid`).
+   * the options choose the scoring (`bm25.bag`, `k1` or `fields` for both, a `fusion.method` or
+   * `lexicalWeight` for `hybrid`).
    */
   ranker?: RankerModel | false;
 }

@@ -553,7 +553,9 @@ export class ToolIndex {
     return {
       fields: this.bm25Options.fields.map((f) => f.name),
       matches: (ids) => this.bm25.termMatches(terms, ids, bm25.subset),
-      lexicalScore: (id) => this.bm25.explain(terms, id, bm25).reduce((sum, t) => sum + t.contribution, 0),
+      // Exact terms only: typo expansion would search the vocabulary again, and a candidate outside BM25's top list
+      // scores below its last anyway.
+      lexicalScores: (ids) => this.bm25.exactScores(terms, ids, bm25.subset),
       cosine: vector && ((id) => {
         const scores = this.semantic.sentenceScores(id, vector);
         return scores && Math.max(...scores);
@@ -749,7 +751,7 @@ export function checkLimit(limit: number | undefined): number {
 
 /**
  * The learned ranker's models for these options: the shipped model (or the one given), except where the caller chose
- * the scoring itself (plain BM25 or custom BM25 parameters turn the lexical model off, a custom fusion method the
+ * the scoring itself (plain BM25 or custom BM25 parameters turn both off, a fusion `method` or `lexicalWeight` the
  * hybrid one), so that a reference or a tuning run measures exactly what it configured.
  */
 function rankerModels(options: ToolIndexOptions): { hybrid?: LinearModel; lexical?: LinearModel } {
@@ -758,7 +760,7 @@ function rankerModels(options: ToolIndexOptions): { hybrid?: LinearModel; lexica
   const bm25 = options.bm25 ?? {};
   const customLexical = bm25.bag !== undefined || bm25.k1 !== undefined || bm25.fields !== undefined;
   return {
-    hybrid: customLexical || options.fusion?.method !== undefined ? undefined : model.hybrid,
+    hybrid: customLexical || options.fusion?.method !== undefined || options.fusion?.lexicalWeight !== undefined ? undefined : model.hybrid,
     lexical: customLexical ? undefined : model.lexical,
   };
 }

@@ -13,8 +13,8 @@ export interface EvidenceSources {
   fields: readonly string[];
   /** The exact query terms in each id's fields (`Bm25fIndex.termMatches`). */
   matches(ids: string[]): TermMatches[];
-  /** The BM25F score of an id outside the lexical list. */
-  lexicalScore(id: string): number;
+  /** The BM25F scores of ids outside the lexical list. */
+  lexicalScores(ids: string[]): number[];
   /** The cosine of an id outside the dense list (undefined without vectors). */
   cosine?(id: string): number | undefined;
 }
@@ -46,13 +46,15 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists): Qu
   const clause = new Map<string, number>();
   for (const list of lists.clauses ?? []) for (const [id, share] of shares(list)) clause.set(id, Math.max(clause.get(id) ?? 0, share));
   const matches = sources.matches(order);
+  const outside = order.filter((id) => !lexical.has(id));
+  const outsideScores = new Map(sources.lexicalScores(outside).map((score, i) => [outside[i], score]));
   const candidates = order.map((id, at): CandidateEvidence => {
     const lex = lexical.get(id);
     const den = dense.get(id);
     const out: CandidateEvidence = {
       id,
       matches: matches[at],
-      lexical: lex ? lex.score : sources.lexicalScore(id),
+      lexical: lex ? lex.score : outsideScores.get(id)!,
       lexicalRank: lex?.rank,
       denseRank: den?.rank,
       fused: fusedShare.get(id),

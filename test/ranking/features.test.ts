@@ -67,6 +67,17 @@ describe("ranker features on a hand-made catalog", () => {
     for (const row of rows) assert.equal(row[featureIndex("cosine")], 0);
   });
 
+  it("scores candidates outside BM25's list exactly as search would (exact terms)", () => {
+    const bm25 = (index as unknown as { bm25: import("../../src/engines/bm25f.js").Bm25fIndex }).bm25;
+    for (const query of ["weather in a city", "stock price company", "send email"]) {
+      const terms = index.analyzer.analyze(query);
+      const hits = index.searchSync(query, { limit: 10, fuzzy: false, ranker: false });
+      const scores = bm25.exactScores(terms, [...hits.map((h) => h.name), "no_such_tool"]);
+      hits.forEach((hit, i) => assert.ok(Math.abs(scores[i] - hit.score) < 1e-9, `${query} / ${hit.name}`));
+      assert.equal(scores[hits.length], 0);
+    }
+  });
+
   it("gives no rows for a query that matches nothing", async () => {
     assert.deepEqual(featureRows(await lexical("zzzz qqqq")), []);
   });
