@@ -408,7 +408,7 @@ export class ToolIndex {
    * why.terms?.reduce((sum, t) => sum + t.contribution, 0); // === why.score (up to rounding)
    * ```
    */
-  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & UsageSearchOptions & Pick<ToolSearchOptions, "sets" | "visible"> = {}): Promise<Explanation> {
+  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & UsageSearchOptions & Pick<ToolSearchOptions, "sets" | "visible" | "ranker"> = {}): Promise<Explanation> {
     this.require(name, options.visible);
     this.undefer();
     const engine = options.engine ?? "bm25";

@@ -9,6 +9,7 @@ import { ToolsearchError } from "../../src/errors.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { FEATURE_NAMES, featureIndex, LEXICAL_FEATURES } from "../../src/ranking/features.js";
 import { checkModel, contributions, type LinearModel, loadModel, type RankerModel, scoreRow, shippedModel } from "../../src/ranking/model.js";
+import { formatExplanation } from "../../src/cli/commands/explain.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
 
 const tools = normalizeTools([
@@ -111,6 +112,9 @@ describe("ToolIndex with a learned ranker", () => {
         }
       }
     }
+    const shown = formatExplanation(await learned.explain("weather in a city", "get_weather", { engine: "hybrid" })).join("\n");
+    assert.match(shown, /Learned ranker \(hybrid model\) score/);
+    for (const feature of FEATURE_NAMES) assert.match(shown, new RegExp(`\\b${feature}\\b`));
     const outside = await learned.explain("weather in a city", "send_email", { engine: "bm25" });
     assert.equal(outside.rank, null);
     assert.match(outside.note ?? "", /not a ranker candidate/);
