@@ -14,6 +14,8 @@ import { loadQueries, type LabelledQuery } from "../src/eval/queries.js";
 import { patternFromQuery } from "../src/eval/regex-pattern.js";
 import { evaluateSearcher } from "../src/eval/runner.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
+import { LEXICAL_FEATURES } from "../src/ranking/features.js";
+import { type RankerModel, shippedModel } from "../src/ranking/model.js";
 import { type BenchSystem, flatten, miniSearch, orama } from "./peers.js";
 import { table } from "../src/cli/output.js";
 
@@ -27,19 +29,27 @@ const { values } = parseArgs({
   },
 });
 
-function toolsearch(name: string, engine: "bm25" | "regex", fuzzy = true): BenchSystem {
+/**
+ * `ranker: false` runs without the learned ranker (src/ranking/), so its cost shows beside the default; `model` gives
+ * the index a ranker model of its own.
+ */
+function toolsearch(name: string, engine: "bm25" | "regex", fuzzy = true, ranker?: false, model?: RankerModel): BenchSystem {
   let index: ToolIndex;
   return {
     name,
     async build(_flat, raw) {
-      index = await ToolIndex.fromTools(raw);
+      index = await ToolIndex.fromTools(raw, model ? { ranker: model } : {});
     },
-    search: (query) => index.searchSync(engine === "regex" ? patternFromQuery(query) : query, { engine, limit: 10, fuzzy }).map((h) => h.name),
+    search: (query) => index.searchSync(engine === "regex" ? patternFromQuery(query) : query, { engine, limit: 10, fuzzy, ranker }).map((h) => h.name),
   };
 }
 
 const ALL: BenchSystem[] = [
   toolsearch("toolsearch-bm25", "bm25"),
+  toolsearch("toolsearch-bm25-noranker", "bm25", true, false),
+  // No lexical model ships (docs/relevance.md), so the cost of one is measured with the shipped hybrid model's
+  // weights of the lexical features: the weights change the order, not the work.
+  toolsearch("toolsearch-bm25-ranker", "bm25", true, undefined, lexicalCostModel()),
   toolsearch("toolsearch-bm25-exact", "bm25", false),
   toolsearch("toolsearch-regex", "regex"),
   miniSearch("exact"),
@@ -47,6 +57,12 @@ const ALL: BenchSystem[] = [
   orama("exact"),
   orama("typo"),
 ];
+
+function lexicalCostModel(): RankerModel {
+  const hybrid = shippedModel().hybrid;
+  const features = LEXICAL_FEATURES.filter((f) => hybrid?.features.includes(f));
+  return { version: 1, lexical: { features, weights: features.map((f) => hybrid!.weights[hybrid!.features.indexOf(f)]) } };
+}
 
 /** Every k-th query, so a sample spreads over all query groups of the file. */
 function sample(queries: LabelledQuery[], wanted: string): LabelledQuery[] {

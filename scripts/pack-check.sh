@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packaging check: `npm pack` the package (which builds it first), install the tarball into a fresh temporary project
 # as a user would, and check that a bm25/regex/USE-lite user has everything, in at most 200 MB:
+#   - the learned ranker's model (dist/ranking/model.json) is in the package;
 #   - the CLI searches the bundled example catalog with bm25, regex and hybrid (USE-lite, SQLite embedding cache);
 #   - each entry point imports (toolsearch, toolsearch/anthropic, toolsearch/openai, toolsearch/server; ai-sdk and openai-agents need their optional SDKs) without the optional peers;
 #   - the optional peers (@huggingface/transformers, @anthropic-ai/sdk, openai) are not installed, and asking for the
@@ -33,6 +34,9 @@ ONNXRUNTIME_NODE_INSTALL=skip npm install --no-fund --no-audit --loglevel=error 
 for peer in @huggingface/transformers onnxruntime-node @anthropic-ai/sdk openai; do
   [ ! -e "node_modules/$peer" ] || fail "$peer was installed, but it is an optional peer"
 done
+
+# The learned ranker reads its model beside dist/ranking/model.js at run time (copied by scripts/build-assets.ts).
+[ -f node_modules/toolsearch/dist/ranking/model.json ] || fail "dist/ranking/model.json (the learned ranker's model) is not in the package"
 
 catalog=node_modules/toolsearch/examples/catalog.json
 bin=node_modules/.bin/toolsearch

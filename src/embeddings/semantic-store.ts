@@ -109,6 +109,11 @@ export class SemanticStore {
     return fuse(this.fusionInput(lexical, query, limit, accept), limit, this.fusion);
   }
 
+  /** `rankHybrid` of lists already gathered (`fusionInput`). */
+  fuseInput(input: FusionInput, limit: number): Ranked[] {
+    return fuse(input, limit, this.fusion);
+  }
+
   /**
    * Every candidate `rankHybrid` fuses (for a limit up to `HYBRID_CANDIDATES`), best first, with the lexical and
    * dense parts of each fused score, and the raw scores that went in.

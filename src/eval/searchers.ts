@@ -29,10 +29,18 @@ export const SET_VARIANTS = {
   "+sets": true, "+clauses": { clauses: true, groups: false }, "+groups": { clauses: false, groups: true }, "+nosets": false,
 } as const;
 
-/** The engine and tool-set options of an eval engine name such as `hybrid+sets`, or undefined for another name. */
-export function setVariant(name: string): { engine: "bm25" | "hybrid"; sets: ToolSearchOptions["sets"] } | undefined {
-  const match = /^(bm25|hybrid)(\+sets|\+clauses|\+groups|\+nosets)$/.exec(name);
-  return match ? { engine: match[1] as "bm25" | "hybrid", sets: SET_VARIANTS[match[2] as keyof typeof SET_VARIANTS] } : undefined;
+/** What `eval` adds to `bm25` or `hybrid` to run it without the learned ranker (`ToolSearchOptions.ranker`). */
+export const NO_RANKER_SUFFIX = "+noranker";
+
+/**
+ * The engine and options of an eval engine name such as `hybrid+sets` or `hybrid+noranker`, or undefined for
+ * another name.
+ */
+export function setVariant(name: string): { engine: "bm25" | "hybrid"; sets?: ToolSearchOptions["sets"]; ranker?: false } | undefined {
+  const match = /^(bm25|hybrid)(\+sets|\+clauses|\+groups|\+nosets|\+noranker)$/.exec(name);
+  if (!match) return undefined;
+  const engine = match[1] as "bm25" | "hybrid";
+  return match[2] === NO_RANKER_SUFFIX ? { engine, ranker: false } : { engine, sets: SET_VARIANTS[match[2] as keyof typeof SET_VARIANTS] };
 }
 
 /**
@@ -54,7 +62,7 @@ export function toolEvaluators(index: ToolCatalog, engines: string[]): { searche
   for (const name of engines) {
     const variant = setVariant(name);
     if (variant) {
-      searchers[name] = async (q) => (await index.search(q, { engine: variant.engine, sets: variant.sets, limit: TOP })).map((h) => h.name);
+      searchers[name] = async (q) => (await index.search(q, { ...variant, limit: TOP })).map((h) => h.name);
       continue;
     }
     const { engine, learned } = split(name);

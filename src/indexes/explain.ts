@@ -15,6 +15,7 @@ import type { FusedHit, FusionInput } from "../engines/fusion.js";
 import type { FieldMatch, MatchSpan } from "../engines/regex.js";
 import type { Ranked } from "../engines/top-k.js";
 import type { UsageExplanation } from "../usage/ranking.js";
+import type { ExplainedRanker } from "../ranking/rank.js";
 import type { ExplainedSets } from "./tool-sets.js";
 
 /** Items listed as outranking the explained one, at most (the best of those above it). */
@@ -97,6 +98,12 @@ export interface Explanation extends UsageExplanation {
    * plus `sets.group.lift` and `learned.contribution` when present.
    */
   sets?: ExplainedSets;
+  /**
+   * Tools, `bm25`/`hybrid` with the learned ranker on (`ToolIndexOptions.ranker`): the model's score of the item and
+   * each feature's part (value × weight); the parts add up to `ranker.score`, which is `score` before any learned
+   * usage signal, group lift or pin. `parts`, `terms` and `sets` then describe the evidence the features came from.
+   */
+  ranker?: ExplainedRanker;
   /** Anything the numbers alone do not say (e.g. why the item is not ranked). */
   note?: string;
 }
@@ -165,3 +172,7 @@ export function explainedParts(hit: FusedHit | undefined, input: FusionInput, id
 /** The note for an item that `hybrid` did not even consider. */
 export const NOT_A_HYBRID_CANDIDATE =
   "not a hybrid candidate: hybrid fuses the top 50 of bm25 with the top 50 of semantic, and this item is in neither";
+
+/** The note for an item outside the candidates the learned ranker re-ranks. */
+export const NOT_A_RANKER_CANDIDATE =
+  "not a ranker candidate: the learned ranker re-ranks the top 50 of each engine (and of the unlearned ranking), and this item is in none";

@@ -8,6 +8,7 @@ import type { AnalyzerOptions } from "../text/analyzer.js";
 import type { ToolTexts } from "./tool-fields.js";
 import type { Rules, Synonyms } from "../usage/curation.js";
 import type { LearnedSignal } from "../usage/learned.js";
+import type { RankerModel } from "../ranking/model.js";
 
 /** Weight and length normalization of one tool field in BM25F. */
 export interface FieldWeight {
@@ -106,6 +107,14 @@ export interface ToolIndexOptions {
    * (`LearnedSignal`; the service builds it from its store's usage events); `setLearned` replaces it.
    */
   learned?: LearnedSignal;
+  /**
+   * The learned ranker (issue 36, `src/ranking/`): a small model over every engine's evidence that re-ranks the union
+   * of their top candidates for `hybrid` and `bm25`. Default: the model shipped with the package (a kind of search the
+   * file has no model for is ranked as before); a `RankerModel` of your own; `false` for none. Off by itself where
+   * the options choose the scoring (`bm25.bag`, `k1` or `fields` for both, a `fusion.method` or
+   * `lexicalWeight` for `hybrid`).
+   */
+  ranker?: RankerModel | false;
 }
 
 /** The engines a `ToolIndex` answers with. */
@@ -133,6 +142,8 @@ export interface ToolSearchOptions {
   visible?: ToolVisibility;
   /** `false` leaves the learned signal out of this search (`bm25`, `hybrid`; default on once it has enough evidence). */
   learned?: boolean;
+  /** `false` ranks without the learned ranker (`bm25`, `hybrid`; see `ToolIndexOptions.ranker`), as before it. */
+  ranker?: boolean;
 }
 
 /**

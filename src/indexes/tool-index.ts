@@ -21,6 +21,11 @@ import { Bm25fIndex, type Bm25fOptions, type Bm25fScoring, type Bm25fSubset } fr
 import { type ClauseRanking, clauseRanking, explainClauses, type ExplainedSets, groupLifts, groupOf, liftGroups, SET_POOL, taskClauses } from "./tool-sets.js";
 import { candidateScoring, type FitResult, type FitTarget, fitFusionWeight, type FusionFitResult, fitLexicalRanking, pseudoQueries, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
 import { RegexIndex } from "../engines/regex.js";
+import type { FusionInput } from "../engines/fusion.js";
+import { type EngineLists, type EvidenceSources, gatherEvidence } from "../ranking/candidates.js";
+import type { QueryEvidence } from "../ranking/features.js";
+import { type LinearModel, type RankerModel, shippedModel } from "../ranking/model.js";
+import { explainLearned, rankLearned } from "../ranking/rank.js";
 import type { Ranked } from "../engines/top-k.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
 import { closestNames } from "../text/suggest.js";
@@ -31,7 +36,7 @@ import { UsageRanking, type UsageSearchOptions } from "../usage/ranking.js";
 import { checkRules, checkSynonyms, type Rules, type Synonyms } from "../usage/curation.js";
 import {
   type Explanation, type ExplainOptions, explainedFields, explainedParts, explainedSimilarity, explainedTerms,
-  NOT_A_HYBRID_CANDIDATE, placeIn,
+  NOT_A_HYBRID_CANDIDATE, NOT_A_RANKER_CANDIDATE, placeIn,
 } from "./explain.js";
 import {
   analyzerSettings, bm25Sections, bm25State, checkAnalyzer, decodeSnapshot, encodeSnapshot, int32Section, invalid, savedVectors, textSection, vectorParts,
@@ -78,6 +83,8 @@ export class ToolIndex {
   /** Synonyms, pinned rules and the learned signal: inputs read around the engines, never inside them. */
   private readonly usage: UsageRanking;
   private readonly exists = (name: string) => this.tools.has(name);
+  /** The learned ranker's models (`ToolIndexOptions.ranker`), or undefined where it is off. */
+  private readonly ranker: { hybrid?: LinearModel; lexical?: LinearModel };
 
   constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
     this.analyzer = createAnalyzer(options.analyzer);
@@ -97,6 +104,7 @@ export class ToolIndex {
       fuzzy: bm25.fuzzy,
     };
     this.bm25 = new Bm25fIndex(this.bm25Options);
+    this.ranker = rankerModels(options);
     this.usage = new UsageRanking(this.analyzer);
     this.setSynonyms(options.synonyms);
     this.setRules(options.rules);
@@ -335,7 +343,10 @@ export class ToolIndex {
     if (engine === "semantic") return this.finish(query, terms, this.semantic.rankDense(vector, limit, accept), limit, { ...options, learned: false });
     const sets = setParts(options.sets, engine);
     const wide = this.widen(sets.groups ? Math.max(limit, SET_POOL) : limit, this.usage.learns(options));
-    const ranked = (await this.hybridSets(query, vector, wide, options, sets.clauses)).ranked;
+    const model = options.ranker === false ? undefined : this.ranker.hybrid;
+    const ranked = model
+      ? rankLearned(model, await this.hybridEvidence(query, terms, vector, options, sets.clauses))
+      : (await this.hybridSets(query, vector, wide, options, sets.clauses)).ranked;
     return this.finish(query, terms, this.withGroups(ranked, sets.groups), limit, options);
   }
 
@@ -367,11 +378,12 @@ export class ToolIndex {
     if (engine === "bm25") {
       const { terms } = this.usage.terms(query);
       const sets = setParts(options.sets, engine);
-      const wide = this.widen(sets.clauses || sets.groups ? Math.max(limit, SET_POOL) : limit, this.usage.learns(options));
+      const model = options.ranker === false ? undefined : this.ranker.lexical;
+      const wide = this.widen(sets.clauses || sets.groups ? Math.max(limit, SET_POOL) : limit, this.usage.learns(options) || model !== undefined);
       const ranked = sets.clauses || sets.groups
         ? this.withGroups(this.lexicalSets(query, wide, options, sets.clauses).ranked, sets.groups)
         : this.bm25.search(terms, wide, this.bm25Query(options));
-      return this.finish(query, terms, ranked, limit, options);
+      return this.finish(query, terms, model ? rankLearned(model, this.lexicalEvidence(terms, ranked, options)) : ranked, limit, options);
     }
     if (engine === "regex") {
       this.undefer();
@@ -406,7 +418,7 @@ export class ToolIndex {
    * why.terms?.reduce((sum, t) => sum + t.contribution, 0); // === why.score (up to rounding)
    * ```
    */
-  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & UsageSearchOptions & Pick<ToolSearchOptions, "sets" | "visible"> = {}): Promise<Explanation> {
+  async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & UsageSearchOptions & Pick<ToolSearchOptions, "sets" | "visible" | "ranker"> = {}): Promise<Explanation> {
     this.require(name, options.visible);
     this.undefer();
     const engine = options.engine ?? "bm25";
@@ -434,8 +446,16 @@ export class ToolIndex {
       const sets = explained.clauses || explained.group ? { sets: explained } : {};
       return { ranked: this.withGroups(ranking.ranked, groups), sets };
     };
+    // The learned ranker, when on: its ranking of the candidates is what is placed, and each feature's part is shown.
+    const learned = await this.rankerEvidence(query, options);
+    const ranker = learned?.model && explainLearned(learned.kind, learned.model, learned.evidence, name);
+    const learnedRanking = learned?.model && { ranked: rankLearned(learned.model, learned.evidence), ...(ranker ? { ranker } : { note: NOT_A_RANKER_CANDIDATE }) };
     if (engine === "bm25") {
       const parts = setParts(options.sets, "bm25");
+      if (learnedRanking) {
+        const { ranked, ...why } = learnedRanking;
+        return { ...base, ...place(this.withGroups(ranked, parts.groups), true), terms: bm25Terms(), ...why };
+      }
       if (!parts.clauses && !parts.groups) return { ...base, ...place(this.bm25.search(terms, all, bm25), true), terms: bm25Terms() };
       const { ranked, sets } = withSets(this.lexicalSets(query, this.widen(SET_POOL, this.usage.learns(options)), options, parts.clauses), parts.groups);
       return { ...base, ...place(ranked, true), terms: bm25Terms(), ...sets };
@@ -456,6 +476,10 @@ export class ToolIndex {
     const { ranked, sets } = split || setOptions.groups
       ? withSets(split ? await this.hybridSets(query, vectors, SET_POOL, options, true) : { ranked: fused, clauses: [] }, setOptions.groups)
       : { ranked: fused, sets: {} };
+    if (learnedRanking) {
+      const { ranked: learnedRanked, ...why } = learnedRanking;
+      return { ...base, ...place(this.withGroups(learnedRanked, setOptions.groups), true), parts, terms: bm25Terms(), semantic, ...sets, ...why };
+    }
     const out: Explanation = { ...base, ...place(ranked, true), parts, terms: bm25Terms(), semantic, ...sets };
     if (!ranked.some((h) => h.id === name) && !out.learned && !out.pinned) out.note = NOT_A_HYBRID_CANDIDATE;
     return out;
@@ -493,14 +517,84 @@ export class ToolIndex {
    * words and its own embedding) before the fused lists are merged, so a part of the task that the whole request's
    * vector drowns still brings its best tools up. A request of one clause is fused exactly as without `sets`.
    */
-  private async hybridSets(query: string, vector: QueryVectors, wide: number, options: ToolSearchOptions, clauses: boolean): Promise<ClauseRanking> {
+  private async hybridSets(query: string, vector: QueryVectors, wide: number, options: ToolSearchOptions, clauses: boolean, input?: FusionInput): Promise<ClauseRanking> {
     const accept = options.visible?.accept;
     const parts = clauses ? taskClauses(query) : [];
-    if (parts.length === 0) return { ranked: this.semantic.rankHybrid(this.lexicalSets(query, HYBRID_CANDIDATES, options, false).ranked, vector, wide, accept), clauses: [] };
+    // `input`: the whole request's two lists, when the caller has them already (the learned ranker reads them too).
+    if (parts.length === 0) {
+      return { ranked: input ? this.semantic.fuseInput(input, wide) : this.semantic.rankHybrid(this.lexicalSets(query, HYBRID_CANDIDATES, options, false).ranked, vector, wide, accept), clauses: [] };
+    }
     const vectors = new Map<string, QueryVectors>([[query, vector], ...(await this.semantic.embedClauses(parts))]);
     const bm25 = this.bm25Query(options);
-    const rank = (text: string) => this.semantic.rankHybrid(this.bm25.search(this.usage.terms(text).terms, HYBRID_CANDIDATES, bm25), vectors.get(text)!, SET_POOL, accept);
+    const rank = (text: string) => text === query && input ? this.semantic.fuseInput(input, SET_POOL)
+      : this.semantic.rankHybrid(this.bm25.search(this.usage.terms(text).terms, HYBRID_CANDIDATES, bm25), vectors.get(text)!, SET_POOL, accept);
     return clauseRanking(query, parts, rank, Math.max(wide, SET_POOL));
+  }
+
+  /**
+   * What the learned ranker reads for a `hybrid` request (issue 36): the union of the BM25 top list, the dense top
+   * list and the unlearned hybrid ranking (clauses merged when the request has several), with every engine's evidence
+   * about each candidate.
+   */
+  private async hybridEvidence(query: string, terms: string[], vector: QueryVectors, options: ToolSearchOptions, clauses: boolean): Promise<QueryEvidence> {
+    const bm25 = this.bm25Query(options);
+    const lexical = this.bm25.search(terms, HYBRID_CANDIDATES, bm25);
+    const input = this.semantic.fusionInput(lexical, vector, HYBRID_CANDIDATES, options.visible?.accept);
+    const ranking = await this.hybridSets(query, vector, SET_POOL, options, clauses, input);
+    const lists: EngineLists = {
+      lexical,
+      // The dense top list comes first in the input; the lexical candidates it lacked follow with their cosines.
+      dense: input.dense.slice(0, HYBRID_CANDIDATES),
+      cosines: new Map(input.dense.map((h) => [h.id, h.score])),
+      fused: ranking.ranked,
+      clauses: ranking.whole ? ranking.clauses.map((c) => c.ranked) : undefined,
+    };
+    return gatherEvidence(this.evidenceSources(terms, options, vector), lists);
+  }
+
+  /** What the lexical model reads for a `bm25` request: its BM25 top list with each candidate's term matches. */
+  private lexicalEvidence(terms: string[], ranked: Ranked[], options: ToolSearchOptions): QueryEvidence {
+    return gatherEvidence(this.evidenceSources(terms, options), { lexical: ranked.slice(0, HYBRID_CANDIDATES) });
+  }
+
+  /** How the ranker asks the engines about a candidate missing from their lists. */
+  private evidenceSources(terms: string[], options: ToolSearchOptions, vector?: QueryVectors): EvidenceSources {
+    const bm25 = this.bm25Query(options);
+    return {
+      fields: this.bm25Options.fields.map((f) => f.name),
+      matches: (ids) => this.bm25.termMatches(terms, ids, bm25.subset),
+      // Exact terms only: typo expansion would search the vocabulary again, and a candidate outside BM25's top list
+      // scores below its last anyway.
+      lexicalScores: (ids) => this.bm25.exactScores(terms, ids, bm25.subset),
+      cosine: vector && ((id) => {
+        const scores = this.semantic.sentenceScores(id, vector);
+        return scores && Math.max(...scores);
+      }),
+    };
+  }
+
+  /**
+   * The evidence of a request as the ranker of its engine (`bm25` or `hybrid`) reads it, with the model in use
+   * (undefined where the ranker is off). For `explain`, the training script (`scripts/train-ranker.ts`) and tests.
+   */
+  async rankerEvidence(query: string, options: ToolSearchOptions = {}): Promise<{ kind: "hybrid" | "lexical"; model?: LinearModel; evidence: QueryEvidence } | undefined> {
+    const engine = options.engine ?? "bm25";
+    const kind = engine === "hybrid" ? "hybrid" : engine === "bm25" ? "lexical" : undefined;
+    if (!kind) return undefined;
+    const model = options.ranker === false ? undefined : this.ranker[kind];
+    const { terms } = this.usage.terms(query);
+    if (kind === "lexical") {
+      const sets = setParts(options.sets, "bm25");
+      const ranked = sets.clauses || sets.groups
+        ? this.withGroups(this.lexicalSets(query, SET_POOL, options, sets.clauses).ranked, sets.groups)
+        : this.bm25.search(terms, HYBRID_CANDIDATES, this.bm25Query(options));
+      return { model, kind, evidence: this.lexicalEvidence(terms, ranked, options) };
+    }
+    this.undefer();
+    await this.semantic.prepare();
+    await this.fitFusion();
+    const vector = await this.semantic.embedQuery(query);
+    return { model, kind, evidence: await this.hybridEvidence(query, terms, vector, options, setParts(options.sets, "hybrid").clauses) };
   }
 
   /** Lifts the members of strong groups when asked (see `tool-sets.ts`). */
@@ -672,4 +766,20 @@ export function checkLimit(limit: number | undefined): number {
     throw new ToolsearchError("invalid_option", `limit must be a whole number from 1 to ${MAX_LIMIT} (got ${limit}).`);
   }
   return limit;
+}
+
+/**
+ * The learned ranker's models for these options: the shipped model (or the one given), except where the caller chose
+ * the scoring itself (plain BM25 or custom BM25 parameters turn both off, a fusion `method` or `lexicalWeight` the
+ * hybrid one), so that a reference or a tuning run measures exactly what it configured.
+ */
+function rankerModels(options: ToolIndexOptions): { hybrid?: LinearModel; lexical?: LinearModel } {
+  if (options.ranker === false) return {};
+  const model: RankerModel = options.ranker ?? shippedModel();
+  const bm25 = options.bm25 ?? {};
+  const customLexical = bm25.bag !== undefined || bm25.k1 !== undefined || bm25.fields !== undefined;
+  return {
+    hybrid: customLexical || options.fusion?.method !== undefined || options.fusion?.lexicalWeight !== undefined ? undefined : model.hybrid,
+    lexical: customLexical ? undefined : model.lexical,
+  };
 }

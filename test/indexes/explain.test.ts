@@ -132,7 +132,11 @@ describe("explain with semantic and hybrid", async () => {
       assert.equal(why.rank, seen.rank);
       assert.ok(close(why.score, seen.score), `${why.score} vs ${seen.score}`);
       assert.deepEqual(why.parts!.map((p) => p.engine), ["bm25", "semantic"]);
-      assert.ok(close(sum(why.parts), why.score));
+      // The default hybrid ends in the learned ranker: its features' parts make the score; without it, the fusion's.
+      assert.ok(close(sum(why.ranker!.features), why.score));
+      const fused: Explanation = await index.explain(query, name, { engine: "hybrid", ranker: false });
+      assert.equal(fused.ranker, undefined);
+      assert.ok(close(sum(fused.parts), fused.score));
       const bm25 = why.parts![0];
       assert.ok(close(sum(why.terms), bm25.raw), "the BM25 terms explain the raw BM25 score");
       assert.ok(close(why.parts![1].raw, why.semantic!.similarity));

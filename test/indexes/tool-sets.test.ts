@@ -89,7 +89,8 @@ describe("ToolIndex search with sets", () => {
 
 describe("tool sets in hybrid (clauses on by default)", () => {
   const tools = normalizeTools([...NEWS_AND_FINANCE, tool("maps__route", "Driving route between two places")]);
-  const index = new ToolIndex(tools, { bm25: { fit: false }, embedder: new Embedder(new LetterProvider()) });
+  // The clause ranking as such: without the learned ranker, which re-ranks it (test/ranking/model.test.ts).
+  const index = new ToolIndex(tools, { bm25: { fit: false }, embedder: new Embedder(new LetterProvider()), ranker: false });
   const multi = "show the latest news headlines about Tesla and chart its share price over the year";
   const single = ["weather in Paris", "driving route between two cities", "stock quote for a listed company"];
   const ranked = async (query: string, options: ToolSearchOptions) =>

@@ -39,7 +39,7 @@ export type SearcherFactory = (engines: string[], flags: EvalFlags) => Promise<{
 export const toolSearchers: SearcherFactory = async (engines, flags) => {
   for (const engine of engines) {
     if (engine !== PLAIN_ENGINE && !TOOL_ENGINES.includes(engine as ToolEngine) && !setVariant(engine)) {
-      throw new UsageError(`unknown engine ${JSON.stringify(engine)} for tools: use ${[...TOOL_ENGINES, PLAIN_ENGINE].join(", ")}, or bm25 or hybrid with +sets, +clauses, +groups or +nosets`);
+      throw new UsageError(`unknown engine ${JSON.stringify(engine)} for tools: use ${[...TOOL_ENGINES, PLAIN_ENGINE].join(", ")}, or bm25 or hybrid with +sets, +clauses, +groups, +nosets or +noranker`);
     }
   }
   const embedder = needsEmbeddings(...engines.map((e) => setVariant(e)?.engine ?? e)) ? await embedderFromFlags(flags, true) : undefined;

@@ -49,8 +49,12 @@ export function formatExplanation(why: Explanation): string[] {
     : `${why.name} ranks #${why.rank} for ${JSON.stringify(why.query)} (${why.engine}, score ${num(why.score)}).`;
   const lines = [verdict];
   if (why.note) lines.push(`Note: ${why.note}.`);
+  if (why.ranker) {
+    lines.push("", `Learned ranker (${why.ranker.model} model) score ${num(why.ranker.score)} = sum of the features' parts:`);
+    lines.push(...table(["feature", "value", "weight", "part"], why.ranker.features.map((f) => [f.feature, num(f.value), num(f.weight), num(f.contribution)])));
+  }
   if (why.parts) {
-    lines.push("", "Fused score = sum of the engines' parts:");
+    lines.push("", why.ranker ? "Fusion before the ranker (its rank and place are features) = sum of the engines' parts:" : "Fused score = sum of the engines' parts:");
     lines.push(...table(["engine", "raw score", "part"], why.parts.map((p) => [p.engine, num(p.raw), num(p.contribution)])));
   }
   if (why.terms?.length) {

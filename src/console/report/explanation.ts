@@ -10,7 +10,11 @@ export function renderExplanation(why: Explanation, query?: string): HTMLElement
   return h("div", { class: "explanation", "data-explains": why.name, "data-engine-explained": why.engine },
     h("p", { class: "verdict" }, verdict, q ? h("span", { class: "muted" }, ` ${why.engine === "regex" ? "Pattern" : "Query"}: ${JSON.stringify(q)}`) : null),
     why.note ? h("p", { class: "note" }, why.note) : null,
-    why.parts ? table("Fused score = the engines' parts", ["engine", "raw score", "part"], why.parts.map((p) => [p.engine, fixed(p.raw), fixed(p.contribution)]), fixed(why.score)) : null,
+    why.ranker ? table(`Learned ranker (${why.ranker.model} model) score = the features' parts`, ["feature", "value", "weight", "part"],
+      why.ranker.features.map((f) => [f.feature, fixed(f.value), fixed(f.weight), fixed(f.contribution)]), fixed(why.ranker.score)) : null,
+    // With the ranker the fusion is one of its features, so its parts add up to the fused score, not to `score`.
+    why.parts ? table(why.ranker ? "Fused score before the ranker = the engines' parts" : "Fused score = the engines' parts", ["engine", "raw score", "part"],
+      why.parts.map((p) => [p.engine, fixed(p.raw), fixed(p.contribution)]), why.ranker ? undefined : fixed(why.score)) : null,
     why.terms?.length ? table(
       why.engine === "hybrid" ? "BM25 score = sum of term contributions" : "Score = sum of term contributions",
       ["term", "field", "contribution"],

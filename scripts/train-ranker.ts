@@ -1,0 +1,274 @@
+/**
+ * Trains the learned ranker (issue 36, `src/ranking/`) from the labelled tool sets in ../shared/data and proves it
+ * leave-one-catalog-out.
+ *
+ *   node --import tsx scripts/train-ranker.ts --leave-out toollens     # train on the others, measure toollens
+ *   node --import tsx scripts/train-ranker.ts --all                    # every catalog left out in turn: the table
+ *   node --import tsx scripts/train-ranker.ts --write-model --ship hybrid,lexical   # train on all, write model.json
+ *
+ * Options: --data DIR (default ../shared/data), --cache FILE (embedding cache, default .bench-out/embeddings.sqlite),
+ * --out DIR (features, default .bench-out/ranker), --refresh (recompute features), --max-queries N (per query file,
+ * evenly spread). The first run embeds every catalog and query with USE lite (minutes on a loaded machine) and writes
+ * each set's candidates and features under --out; later runs train in seconds from those files.
+ *
+ * `scale` (12.2k tools) is measured and trained with BM25 only unless --embed-scale is given: embedding its 9.7k MCP
+ * tools with USE lite took longer than this machine's share allowed.
+ *
+ * Sets: every query file counts once in training (MetaTool's two files half each, since they share one catalog), so
+ * MetaTool's 20k queries do not outvote ToolAlpaca's 214; MetaTool's single-tool file is sampled to every 10th query
+ * (2,062), as in docs/relevance.md. Leave-one-out leaves out a catalog with everything built from it: `scale` is
+ * StableToolBench's queries over StableToolBench plus 9.7k MCP tools, so the two go out together.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { EmbeddingCache } from "../src/embeddings/cache.js";
+import { Embedder } from "../src/embeddings/embedder.js";
+import { UseLiteProvider } from "../src/embeddings/use-lite.js";
+import { ndcgAt, recallAt } from "../src/eval/metrics.js";
+import { loadQueries } from "../src/eval/queries.js";
+import { ToolIndex } from "../src/indexes/tool-index.js";
+import { PLAIN_TOOL_BM25 } from "../src/indexes/tool-index-options.js";
+import { FEATURE_NAMES, type FeatureName, featureRows, LEXICAL_FEATURES } from "../src/ranking/features.js";
+import type { LinearModel, RankerModel } from "../src/ranking/model.js";
+
+const { values: args } = parseArgs({
+  options: {
+    data: { type: "string", default: "../shared/data" },
+    cache: { type: "string", default: ".bench-out/embeddings.sqlite" },
+    out: { type: "string", default: ".bench-out/ranker" },
+    "leave-out": { type: "string" },
+    all: { type: "boolean", default: false },
+    "write-model": { type: "boolean", default: false },
+    ship: { type: "string", default: "hybrid,lexical" },
+    model: { type: "string", default: "src/ranking/model.json" },
+    refresh: { type: "boolean", default: false },
+    "embed-scale": { type: "boolean", default: false },
+    "max-queries": { type: "string" },
+    only: { type: "string" },
+  },
+});
+
+interface SetSpec {
+  name: string;
+  /** The catalog it comes from: left out together. */
+  group: string;
+  catalog: string;
+  queries: string;
+  /** Keep every n-th query (a huge file). */
+  every?: number;
+  /** Its share of the training weight. */
+  weight: number;
+  /** Measured and trained with BM25 only (its catalog takes too long to embed here); only the lexical model uses it. */
+  lexicalOnly?: boolean;
+}
+
+const SETS: SetSpec[] = [
+  { name: "metatool", group: "metatool", catalog: "metatool/catalog.json", queries: "metatool/queries.jsonl", every: 10, weight: 0.5 },
+  { name: "metatool-multi", group: "metatool", catalog: "metatool/catalog.json", queries: "metatool/queries-multi.jsonl", weight: 0.5 },
+  { name: "stabletoolbench", group: "stabletoolbench", catalog: "stabletoolbench/catalog.json", queries: "stabletoolbench/queries.jsonl", weight: 1 },
+  { name: "scale", group: "stabletoolbench", catalog: "scale/catalog.json", queries: "scale/queries.jsonl", weight: 1, lexicalOnly: !process.argv.includes("--embed-scale") },
+  { name: "toolalpaca", group: "toolalpaca", catalog: "toolalpaca/catalog.json", queries: "toolalpaca/queries.jsonl", weight: 1 },
+  { name: "toollens", group: "toollens", catalog: "toollens/catalog.json", queries: "toollens/queries.jsonl", weight: 1 },
+];
+
+const BASELINES = ["bm25-plain", "bm25", "semantic", "hybrid"] as const;
+
+/** One query's candidates as stored: ids, labels and feature rows per model kind, and each baseline's top 10. */
+interface StoredQuery {
+  relevant: string[];
+  hybrid: { ids: string[]; rows: number[][] };
+  lexical: { ids: string[]; rows: number[][] };
+  baselines: Record<(typeof BASELINES)[number], string[]>;
+}
+
+const round = (x: number) => Math.round(x * 1e5) / 1e5;
+
+async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]> {
+  const file = join(args.out!, `${spec.name}${spec.lexicalOnly ? "-lexical" : ""}.json`);
+  if (existsSync(file) && !args.refresh) return JSON.parse(readFileSync(file, "utf8")) as StoredQuery[];
+  const started = Date.now();
+  const index = await ToolIndex.fromFile(join(args.data!, spec.catalog), { embedder, ranker: false });
+  const plain = new ToolIndex(index.list(), { bm25: PLAIN_TOOL_BM25 });
+  if (!spec.lexicalOnly) await index.prepareEmbeddings();
+  let queries = loadQueries(join(args.data!, spec.queries), (id) => index.get(id) !== undefined);
+  if (spec.every) queries = queries.filter((_, i) => i % spec.every! === 0);
+  const out: StoredQuery[] = [];
+  for (const [i, q] of queries.entries()) {
+    const hybrid = spec.lexicalOnly ? { fields: [], candidates: [] } : (await index.rankerEvidence(q.query, { engine: "hybrid" }))!.evidence;
+    const lexical = (await index.rankerEvidence(q.query, { engine: "bm25" }))!.evidence;
+    const table = (evidence: typeof hybrid) => ({ ids: evidence.candidates.map((c) => c.id), rows: featureRows(evidence).map((r) => [...r].map(round)) });
+    const byRank = (key: "fusedRank" | "denseRank") =>
+      hybrid.candidates.filter((c) => c[key] !== undefined).sort((a, b) => a[key]! - b[key]!).slice(0, 10).map((c) => c.id);
+    out.push({
+      relevant: q.relevant,
+      hybrid: table(hybrid),
+      lexical: table(lexical),
+      baselines: {
+        "bm25-plain": plain.searchSync(q.query, { limit: 10 }).map((h) => h.name),
+        bm25: lexical.candidates.slice(0, 10).map((c) => c.id),
+        semantic: byRank("denseRank"),
+        hybrid: byRank("fusedRank"),
+      },
+    });
+    if ((i + 1) % 200 === 0) process.stderr.write(`  ${spec.name}: ${i + 1}/${queries.length}\n`);
+  }
+  mkdirSync(args.out!, { recursive: true });
+  writeFileSync(file, JSON.stringify(out));
+  process.stderr.write(`${spec.name}: ${out.length} queries, features in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  return out;
+}
+
+/** Spreads `max` queries evenly over a file (deterministic). */
+function sample<T>(items: T[], max: number | undefined): T[] {
+  if (!max || items.length <= max) return items;
+  return Array.from({ length: max }, (_, i) => items[Math.floor((i * items.length) / max)]);
+}
+
+type Kind = "hybrid" | "lexical";
+const KIND_FEATURES: Record<Kind, readonly FeatureName[]> = { hybrid: FEATURE_NAMES, lexical: LEXICAL_FEATURES };
+
+interface TrainingQuery {
+  /** Rows of `d` features, one after the other. */
+  x: Float64Array;
+  labels: Uint8Array;
+  weight: number;
+}
+
+/**
+ * Fits a linear model with a listwise softmax loss (each query: −log of the probability mass the model puts on its
+ * relevant candidates), queries weighted so that every set counts by its `weight` whatever its size, with a small L2
+ * penalty. Full-batch Adam; deterministic.
+ */
+function train(kind: Kind, sets: { spec: SetSpec; queries: StoredQuery[] }[]): LinearModel {
+  const names = KIND_FEATURES[kind];
+  const d = names.length;
+  const columns = names.map((n) => FEATURE_NAMES.indexOf(n));
+  const data: TrainingQuery[] = [];
+  for (const { spec, queries } of sets) {
+    if (kind === "hybrid" && spec.lexicalOnly) continue;
+    const usable = queries.filter((q) => q[kind].ids.some((id) => q.relevant.includes(id)));
+    for (const q of usable) {
+      const relevant = new Set(q.relevant);
+      const x = new Float64Array(q[kind].rows.length * d);
+      q[kind].rows.forEach((r, i) => columns.forEach((c, j) => (x[i * d + j] = r[c])));
+      data.push({ x, labels: Uint8Array.from(q[kind].ids, (id) => (relevant.has(id) ? 1 : 0)), weight: spec.weight / usable.length });
+    }
+  }
+  const total = data.reduce((s, q) => s + q.weight, 0);
+  const w = new Float64Array(d);
+  const m = new Float64Array(d);
+  const v = new Float64Array(d);
+  const rate = 0.05, beta1 = 0.9, beta2 = 0.999, l2 = 1e-4, steps = 400;
+  const grad = new Float64Array(d);
+  let scores = new Float64Array(256);
+  for (let step = 1; step <= steps; step++) {
+    grad.fill(0);
+    for (const q of data) {
+      const n = q.labels.length;
+      if (scores.length < n) scores = new Float64Array(n * 2);
+      let top = -Infinity;
+      for (let i = 0; i < n; i++) {
+        let s = 0;
+        for (let j = 0; j < d; j++) s += q.x[i * d + j] * w[j];
+        scores[i] = s;
+        if (s > top) top = s;
+      }
+      let sum = 0;
+      let relSum = 0;
+      for (let i = 0; i < n; i++) {
+        scores[i] = Math.exp(scores[i] - top);
+        sum += scores[i];
+        if (q.labels[i]) relSum += scores[i];
+      }
+      // d/dw of −log(Σ_rel e^s / Σ_all e^s) = E_all[x] − E_rel[x]
+      const scale = q.weight / total;
+      for (let i = 0; i < n; i++) {
+        const coef = scale * (scores[i] / sum - (q.labels[i] ? scores[i] / relSum : 0));
+        if (coef === 0) continue;
+        for (let j = 0; j < d; j++) grad[j] += coef * q.x[i * d + j];
+      }
+    }
+    for (let j = 0; j < d; j++) {
+      const g = grad[j] + l2 * w[j];
+      m[j] = beta1 * m[j] + (1 - beta1) * g;
+      v[j] = beta2 * v[j] + (1 - beta2) * g * g;
+      w[j] -= (rate * (m[j] / (1 - beta1 ** step))) / (Math.sqrt(v[j] / (1 - beta2 ** step)) + 1e-8);
+    }
+  }
+  return { features: [...names], weights: [...w].map((x) => Math.round(x * 1e4) / 1e4) };
+}
+
+/** Ranks a stored query's candidates with a model (ties by id, as search breaks them). */
+function rankWith(model: LinearModel, table: StoredQuery[Kind]): string[] {
+  const columns = model.features.map((n) => FEATURE_NAMES.indexOf(n));
+  const scored = table.ids.map((id, i) => ({ id, score: columns.reduce((s, c, j) => s + model.weights[j] * table.rows[i][c], 0) }));
+  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return scored.map((s) => s.id);
+}
+
+interface Figures { ndcg: number; r5: number; r10: number }
+
+function measure(queries: StoredQuery[], ranked: (q: StoredQuery) => string[]): Figures {
+  const sum = { ndcg: 0, r5: 0, r10: 0 };
+  for (const q of queries) {
+    const relevant = new Set(q.relevant);
+    const list = ranked(q);
+    sum.ndcg += ndcgAt(10, list, relevant);
+    sum.r5 += recallAt(5, list, relevant);
+    sum.r10 += recallAt(10, list, relevant);
+  }
+  const n = Math.max(1, queries.length);
+  return { ndcg: sum.ndcg / n, r5: sum.r5 / n, r10: sum.r10 / n };
+}
+
+const pct = (f: Figures) => `${(f.ndcg * 100).toFixed(1)} / ${(f.r5 * 100).toFixed(1)} / ${(f.r10 * 100).toFixed(1)}`;
+
+async function main(): Promise<void> {
+  const max = args["max-queries"] ? Number(args["max-queries"]) : undefined;
+  const chosen = args.only ? SETS.filter((s) => args.only!.split(",").includes(s.name)) : SETS;
+  const embedder = new Embedder(new UseLiteProvider(), { cache: new EmbeddingCache({ path: args.cache! }), persistQueries: true, queryCacheSize: 100_000 });
+  const sets: { spec: SetSpec; queries: StoredQuery[] }[] = [];
+  for (const spec of chosen) sets.push({ spec, queries: sample(await extract(spec, embedder), max) });
+  const groups = [...new Set(chosen.map((s) => s.group))];
+  const leaveOut = args.all ? groups : args["leave-out"] ? args["leave-out"].split(",") : [];
+  for (const g of leaveOut) if (!groups.includes(g)) throw new Error(`--leave-out ${g}: not one of ${groups.join(", ")}`);
+  if (leaveOut.length) {
+    const lines = [
+      "| left out | set | queries | bm25-plain | bm25 | semantic | hybrid (today) | **hybrid + ranker** | **bm25 + lexical ranker** |",
+      "|---|---|---|---|---|---|---|---|---|",
+    ];
+    const models: Record<string, { hybrid: LinearModel; lexical: LinearModel }> = {};
+    for (const group of leaveOut) {
+      const training = sets.filter((s) => s.spec.group !== group);
+      const model = { hybrid: train("hybrid", training), lexical: train("lexical", training) };
+      models[group] = model;
+      for (const { spec, queries } of sets.filter((s) => s.spec.group === group)) {
+        const cells = BASELINES.map((b) => (spec.lexicalOnly && (b === "semantic" || b === "hybrid") ? "—" : pct(measure(queries, (q) => q.baselines[b]))));
+        const hybrid = spec.lexicalOnly ? "—" : pct(measure(queries, (q) => rankWith(model.hybrid, q.hybrid)));
+        const lexical = pct(measure(queries, (q) => rankWith(model.lexical, q.lexical)));
+        lines.push(`| ${group} | ${spec.name} | ${queries.length} | ${cells.join(" | ")} | **${hybrid}** | **${lexical}** |`);
+      }
+    }
+    mkdirSync(args.out!, { recursive: true });
+    writeFileSync(join(args.out!, "leave-out.md"), lines.join("\n") + "\n");
+    writeFileSync(join(args.out!, "leave-out-models.json"), JSON.stringify(models, null, 1));
+    process.stdout.write(lines.join("\n") + "\n(nDCG@10 / recall@5 / recall@10 in %)\n");
+  }
+  if (args["write-model"]) {
+    const ship = args.ship!.split(",").filter(Boolean) as Kind[];
+    const model: RankerModel = {
+      version: 1,
+      trained: {
+        by: "scripts/train-ranker.ts --write-model",
+        loss: "listwise softmax, every query file weighted equally (MetaTool's two files half each), L2 1e-4, 400 Adam steps",
+        sets: sets.map((s) => `${s.spec.name} (${s.queries.length} queries${s.spec.lexicalOnly ? ", lexical model only" : ""})`),
+      },
+    };
+    for (const kind of ship) model[kind] = train(kind, sets);
+    writeFileSync(args.model!, JSON.stringify(model, null, 2) + "\n");
+    process.stdout.write(`wrote ${args.model} (${ship.join(", ")})\n`);
+  }
+}
+
+await main();

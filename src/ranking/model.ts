@@ -1,0 +1,88 @@
+/**
+ * The learned ranker's model: a linear function of the features in `features.ts`, one per kind of search
+ * (`hybrid` with embeddings, `lexical` for `bm25` alone), read from a small JSON file shipped with the package
+ * (`model.json` beside this module; `scripts/train-ranker.ts` writes it). A linear model is the smallest one that can
+ * be read: each weight says how much a feature counts, and a score is exactly the sum of its features' parts, which
+ * is what `explain` shows.
+ */
+import { readFileSync } from "node:fs";
+import { ToolsearchError } from "../errors.js";
+import { FEATURE_NAMES, type FeatureName, featureIndex } from "./features.js";
+
+/** One linear model: score = Σ weight × feature. */
+export interface LinearModel {
+  features: FeatureName[];
+  weights: number[];
+}
+
+/** The shipped file: a model per kind of search, and how it was trained (for people, not read at search time). */
+export interface RankerModel {
+  version: 1;
+  hybrid?: LinearModel;
+  lexical?: LinearModel;
+  trained?: unknown;
+}
+
+/** One feature's part of a candidate's score. */
+export interface FeatureContribution {
+  feature: FeatureName;
+  value: number;
+  weight: number;
+  contribution: number;
+}
+
+/** Checks a parsed model file; throws `invalid_option` naming what is wrong. */
+export function checkModel(value: unknown, source: string): RankerModel {
+  const fail = (rule: string) => new ToolsearchError("invalid_option", `${source}: ranker model ${rule}`);
+  if (typeof value !== "object" || value === null || (value as RankerModel).version !== 1) throw fail("must be an object with version 1");
+  const model = value as RankerModel;
+  for (const kind of ["hybrid", "lexical"] as const) {
+    const m = model[kind];
+    if (m === undefined) continue;
+    if (!Array.isArray(m.features) || !Array.isArray(m.weights) || m.features.length !== m.weights.length) {
+      throw fail(`${kind}: features and weights must be arrays of the same length`);
+    }
+    for (const name of m.features) if (!FEATURE_NAMES.includes(name)) throw fail(`${kind}: unknown feature ${JSON.stringify(name)}`);
+    for (const w of m.weights) if (typeof w !== "number" || !Number.isFinite(w)) throw fail(`${kind}: weights must be finite numbers`);
+  }
+  return model;
+}
+
+/** Reads and checks a model file. */
+export function loadModel(path: string | URL): RankerModel {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ToolsearchError("invalid_option", `${String(path)}: cannot read the ranker model (${(error as Error).message})`);
+  }
+  try {
+    return checkModel(JSON.parse(text), String(path));
+  } catch (error) {
+    if (error instanceof ToolsearchError) throw error;
+    throw new ToolsearchError("invalid_option", `${String(path)}: the ranker model is not JSON (${(error as Error).message})`);
+  }
+}
+
+let shipped: RankerModel | undefined;
+
+/** The model shipped with the package (`model.json` beside this module), read once. */
+export function shippedModel(): RankerModel {
+  shipped ??= loadModel(new URL("./model.json", import.meta.url));
+  return shipped;
+}
+
+/** A model's score of one feature row. */
+export function scoreRow(model: LinearModel, row: Float64Array): number {
+  let score = 0;
+  for (let i = 0; i < model.features.length; i++) score += model.weights[i] * row[featureIndex(model.features[i])];
+  return score;
+}
+
+/** Each feature's part of a row's score, in the model's order; the parts add up to `scoreRow`. */
+export function contributions(model: LinearModel, row: Float64Array): FeatureContribution[] {
+  return model.features.map((feature, i) => {
+    const value = row[featureIndex(feature)];
+    return { feature, value, weight: model.weights[i], contribution: model.weights[i] * value };
+  });
+}

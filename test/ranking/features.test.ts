@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { normalizeTools } from "../../src/catalog/load.js";
+import { ToolIndex } from "../../src/indexes/tool-index.js";
+import { PLAIN_TOOL_BM25 } from "../../src/indexes/tool-index-options.js";
+import { featureIndex, featureRows, plainScore, rankFeature } from "../../src/ranking/features.js";
+
+const tools = normalizeTools([
+  { name: "get_weather", description: "Current weather for a city", input_schema: { type: "object", properties: { city: { type: "string", description: "City name" } } } },
+  { name: "get_forecast", description: "Weather forecast for the next days in a city", input_schema: { type: "object", properties: { days: { type: "integer" } } } },
+  { name: "send_email", description: "Send an email message to a recipient", input_schema: { type: "object", properties: { to: { type: "string" } } } },
+  { name: "stock_quote", description: "Latest stock price of a listed company", category: "finance", input_schema: { type: "object", properties: {} } },
+]);
+const index = new ToolIndex(tools, { bm25: { fit: false }, ranker: false });
+
+async function lexical(query: string) {
+  const found = await index.rankerEvidence(query, { engine: "bm25" });
+  assert.ok(found);
+  return found.evidence;
+}
+
+describe("ranker features on a hand-made catalog", () => {
+  it("scores plain BM25 exactly as the bm25-plain engine does", async () => {
+    const plain = new ToolIndex(tools, { bm25: PLAIN_TOOL_BM25 });
+    for (const query of ["weather in a city", "forecast days", "stock price company"]) {
+      const evidence = await lexical(query);
+      for (const hit of plain.searchSync(query, { limit: 10 })) {
+        const candidate = evidence.candidates.find((c) => c.id === hit.name);
+        assert.ok(candidate, `${hit.name} is a candidate for ${query}`);
+        assert.ok(Math.abs(plainScore(candidate.matches) - hit.score) < 1e-9, `${query} / ${hit.name}: ${plainScore(candidate.matches)} vs ${hit.score}`);
+      }
+    }
+  });
+
+  it("takes the BM25 list's candidates in its order, with their ranks and scores", async () => {
+    const evidence = await lexical("weather forecast");
+    const bm25 = index.searchSync("weather forecast", { limit: 10, ranker: false });
+    assert.deepEqual(evidence.candidates.map((c) => c.id), bm25.map((h) => h.name));
+    evidence.candidates.forEach((c, rank) => {
+      assert.equal(c.lexicalRank, rank);
+      assert.equal(c.lexical, bm25[rank].score);
+    });
+  });
+
+  it("computes coverage, rank and share features by hand", async () => {
+    const evidence = await lexical("weather forecast city");
+    const rows = featureRows(evidence);
+    const at = (id: string) => rows[evidence.candidates.findIndex((c) => c.id === id)];
+    const get = (id: string, name: Parameters<typeof featureIndex>[0]) => at(id)[featureIndex(name)];
+    // get_forecast has all three words (city in its description), get_weather two (weather, city).
+    assert.equal(get("get_forecast", "cover"), 1);
+    assert.equal(get("get_forecast", "all_terms"), 1);
+    assert.ok(Math.abs(get("get_weather", "cover") - 2 / 3) < 1e-12);
+    assert.equal(get("get_weather", "all_terms"), 0);
+    // The best BM25 candidate has share 1 and the rank feature of rank 0.
+    const top = evidence.candidates[0].id;
+    assert.equal(get(top, "bm25f"), 1);
+    assert.equal(get(top, "bm25f_rank"), 1);
+    assert.equal(rankFeature(1), 1 / Math.log2(3));
+    assert.equal(rankFeature(undefined), 0);
+    // The name field holds "weather" for get_weather only; the category feature is 0 where no word is in it.
+    assert.ok(get("get_weather", "name") > 0);
+    assert.equal(get("get_forecast", "category"), 0);
+    // idf-weighted coverage is a share of the query's idf mass.
+    for (const row of rows) assert.ok(row[featureIndex("cover_idf")] >= 0 && row[featureIndex("cover_idf")] <= 1);
+    // Without embeddings the dense features stay 0.
+    for (const row of rows) assert.equal(row[featureIndex("cosine")], 0);
+  });
+
+  it("scores candidates outside BM25's list exactly as search would (exact terms)", () => {
+    const bm25 = (index as unknown as { bm25: import("../../src/engines/bm25f.js").Bm25fIndex }).bm25;
+    for (const query of ["weather in a city", "stock price company", "send email"]) {
+      const terms = index.analyzer.analyze(query);
+      const hits = index.searchSync(query, { limit: 10, fuzzy: false, ranker: false });
+      const scores = bm25.exactScores(terms, [...hits.map((h) => h.name), "no_such_tool"]);
+      hits.forEach((hit, i) => assert.ok(Math.abs(scores[i] - hit.score) < 1e-9, `${query} / ${hit.name}`));
+      assert.equal(scores[hits.length], 0);
+    }
+  });
+
+  it("gives no rows for a query that matches nothing", async () => {
+    assert.deepEqual(featureRows(await lexical("zzzz qqqq")), []);
+  });
+});
