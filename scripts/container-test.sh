@@ -136,6 +136,17 @@ top_result() { # URL KEY COLLECTION QUERY
   node -e 'console.log(JSON.stringify({query:process.argv[1]}))' "$4" >"$work/query.json"
   api POST "$1/v1/collections/$3/search" "$2" "$work/query.json" | json 'v.results[0] && v.results[0].name'
 }
+sees() { # URL KEY COLLECTION QUERY NAME: whether the top result becomes NAME within 10 s (another replica's write)
+  local answer
+  node -e 'console.log(JSON.stringify({query:process.argv[1]}))' "$4" >"$work/query.json"
+  for _ in $(seq 1 40); do
+    answer="$(curl -s -m 5 -X POST -H "Authorization: Bearer $2" -H 'Content-Type: application/json' --data-binary "@$work/query.json" \
+      "$1/v1/collections/$3/search" | json 'v.results && v.results[0] && v.results[0].name' 2>/dev/null || true)"
+    [ "$answer" = "$5" ] && return 0
+    sleep 0.25
+  done
+  return 1
+}
 node -e 'const c=require("./examples/catalog.json");console.log(JSON.stringify({kind:"tools",tools:c}))' >"$work/catalog.json"
 
 # ---------------------------------------------------------------- one container on a volume
@@ -198,24 +209,10 @@ done
 wait_ready "http://127.0.0.1:$port_a" a
 wait_ready "http://127.0.0.1:$port_b" b
 api PUT "http://127.0.0.1:$port_a/v1/collections/shared" "$pg_key" "$work/catalog.json" >/dev/null
-seen=""
-for _ in $(seq 1 40); do
-  seen="$(curl -s -m 5 -X POST -H "Authorization: Bearer $pg_key" -H 'Content-Type: application/json' \
-    -d '{"query":"weather in Paris"}' "http://127.0.0.1:$port_b/v1/collections/shared/search" | json 'v.results && v.results[0] && v.results[0].name' 2>/dev/null || true)"
-  [ "$seen" = get_weather ] && break
-  sleep 0.25
-done
-[ "$seen" = get_weather ] || fail "replica b did not see replica a's collection within 10 s"
+sees "http://127.0.0.1:$port_b" "$pg_key" shared "weather in Paris" get_weather || fail "replica b did not see replica a's collection within 10 s"
 echo '{"name":"launch_rocket","description":"Launch a rocket to orbit from a launch pad","input_schema":{"type":"object","properties":{}}}' >"$work/tool.json"
 api PUT "http://127.0.0.1:$port_b/v1/collections/shared/tools/launch_rocket" "$pg_key" "$work/tool.json" >/dev/null
-seen=""
-for _ in $(seq 1 40); do
-  seen="$(curl -s -m 5 -X POST -H "Authorization: Bearer $pg_key" -H 'Content-Type: application/json' \
-    -d '{"query":"rocket launch orbit"}' "http://127.0.0.1:$port_a/v1/collections/shared/search" | json 'v.results && v.results[0] && v.results[0].name' 2>/dev/null || true)"
-  [ "$seen" = launch_rocket ] && break
-  sleep 0.25
-done
-[ "$seen" = launch_rocket ] || fail "replica a did not see replica b's tool within 10 s"
+sees "http://127.0.0.1:$port_a" "$pg_key" shared "rocket launch orbit" launch_rocket || fail "replica a did not see replica b's tool within 10 s"
 ok "two containers on one PostgreSQL (URL from TOOLSEARCH_STORE_FILE) see each other's writes"
 for replica in a b; do
   "${podman[@]}" logs "$run_id-$replica" 2>&1 | grep -q -- "$password" && fail "replica $replica logged the store password"
