@@ -38,6 +38,7 @@ import { buildService } from "../src/server/app.js";
 import { createApiKey } from "../src/server/auth.js";
 import { Collections } from "../src/server/collections.js";
 import { checkItems } from "../src/server/items.js";
+import { perRequestSignalFetch } from "../src/mcp/request-signal.js";
 import { openStore } from "../src/store/open.js";
 import { AuditLog } from "../src/trust/audit.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -162,7 +163,8 @@ function merge(results: autocannon.Result[]): LoadFigures {
 /** An MCP client session on `/mcp/fixture` of one service. */
 async function mcpClient(url: string, key: string): Promise<Client> {
   const client = new Client({ name: "bench-serve", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp/fixture`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  // A signal per request (src/mcp/request-signal.ts): the transport's shared one would collect a listener per call.
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp/fixture`), { requestInit: { headers: { authorization: `Bearer ${key}` } }, fetch: perRequestSignalFetch() }));
   return client;
 }
 

@@ -14,7 +14,10 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { UpstreamAuth } from "../auth/upstream-oauth.js";
 import { ToolsearchError } from "../errors.js";
+import { withTraceContext } from "../ops/tracing.js";
+import { observeUpstreamCall } from "../ops/upstream-calls.js";
 import { isStdioConfig, type ServerConfig } from "./config.js";
+import { perRequestSignalFetch } from "./request-signal.js";
 import {
   ErrorCode, LoggingMessageNotificationSchema, McpError, PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema,
@@ -36,6 +39,8 @@ export interface UpstreamOptions {
   idleStopMs?: number;
   /** Where to write one-line status messages (default: stderr). */
   log?: (line: string) => void;
+  /** Where a stdio server's stderr lines go, masked (default: only their tail is kept, for error messages). */
+  stderr?: (server: string, line: string) => void;
   /** Masks secret values in every message this upstream writes or returns (default: none). */
   redact?: (text: string) => string;
   /** OAuth of a remote server (src/auth/upstream-oauth.ts): its tokens, and whether only a login can help. */
@@ -96,7 +101,8 @@ export type OfferRequest = keyof typeof OFFER_REQUESTS;
 export class Upstream {
   readonly name: string;
   readonly config: ServerConfig;
-  private readonly options: Required<Omit<UpstreamOptions, "log" | "redact" | "auth">> & { log: (line: string) => void };
+  private readonly options: Required<Omit<UpstreamOptions, "log" | "redact" | "auth" | "stderr">> & { log: (line: string) => void };
+  private readonly onStderr?: (server: string, line: string) => void;
   private readonly auth?: UpstreamAuth;
   private readonly redact: (text: string) => string;
   private readonly onTools: ToolsListener;
@@ -131,7 +137,8 @@ export class Upstream {
     this.redact = options.redact ?? ((text) => text);
     const write = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.auth = options.auth;
-    const { redact: _redact, auth: _auth, ...rest } = stripUndefined(options);
+    this.onStderr = options.stderr;
+    const { redact: _redact, auth: _auth, stderr: _stderr, ...rest } = stripUndefined(options);
     this.options = { ...DEFAULTS, ...rest, log: (line) => write(this.redact(line)) };
   }
 
@@ -190,6 +197,10 @@ export class Upstream {
 
   /** Calls a tool by its upstream name, starting a stopped server first. Throws `upstream_unavailable` or `upstream_timeout`; MCP errors pass through. */
   async callTool(tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    return observeUpstreamCall(this.name, tool, () => this.callToolNow(tool, args));
+  }
+
+  private async callToolNow(tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
     this.callsInFlight++;
     clearTimeout(this.idleTimer);
     try {
@@ -400,7 +411,9 @@ export class Upstream {
       transport.stderr?.on("data", (chunk: Buffer) => this.keepStderr(chunk));
       return transport;
     }
-    return new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: this.config.headers ?? {} }, authProvider: this.auth?.provider });
+    // Each request gets its own abort signal (request-signal.ts) and carries the caller's trace context on.
+    const fetch = perRequestSignalFetch(withTraceContext());
+    return new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: this.config.headers ?? {} }, authProvider: this.auth?.provider, fetch });
   }
 
   /** Lists every tool, following `nextCursor` pages. */
@@ -536,7 +549,8 @@ export class Upstream {
   }
 
   private keepStderr(chunk: Buffer): void {
-    const lines = chunk.toString("utf8").split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+    const lines = chunk.toString("utf8").split(/\r?\n/).map((l) => this.redact(l.trim())).filter(Boolean);
+    for (const line of lines) this.onStderr?.(this.name, line);
     this.stderrTail = [...this.stderrTail, ...lines].slice(-STDERR_TAIL_LINES);
   }
 

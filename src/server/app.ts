@@ -15,6 +15,9 @@ import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from "fastify";
 import { type OAuthResourceOptions, TokenVerifier } from "../auth/oauth-resource.js";
 import { ToolsearchError } from "../errors.js";
+import type { Drain } from "../ops/drain.js";
+import { requestIdOf, requestIdPlugin } from "../ops/request-id.js";
+import { tracingPlugin } from "../ops/tracing-plugin.js";
 import type { AuditLog } from "../trust/audit.js";
 import { auditPlugin } from "./audit.js";
 import { authPlugin } from "./auth.js";
@@ -67,6 +70,12 @@ export interface ServiceOptions {
   oauth?: OAuthResourceOptions;
   /** The page at `/` (default: the web console, plugins/web-console.ts). */
   consolePlugin?: (app: FastifyInstance) => Promise<void>;
+  /** `--metrics-collections N`: per-collection metric series for at most N collections (default 100), the rest summed. */
+  metricsCollections?: number;
+  /** A span per request and its children (src/ops/tracing-plugin.ts); set when `startTracing` started tracing. */
+  tracing?: boolean;
+  /** Graceful drain (src/ops/drain.ts): `/readyz` answers 503 once it starts, and the work in flight is counted. */
+  drain?: Drain;
 }
 
 export { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS };
@@ -91,7 +100,10 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
     bodyLimit: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
     requestTimeout: timeoutMs,
     logger: loggerOptions(options.logger),
-    logController: new OneLinePerRequest(),
+    // The caller's X-Request-Id (or traceparent's trace id), else a random one: unique across replicas (src/ops/request-id.ts).
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+    logController: new OneLinePerRequest({ requestIdLogLabel: "requestId" }),
     // Unknown body fields are refused (a typo such as "engnie" must not pass silently as the default).
     ajv: { customOptions: { removeAdditional: false } },
     // Each route's validator and serializer is compiled on its first request, not before the service can listen.
@@ -100,6 +112,10 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
   });
   schemaCompilers.set(app, compilers);
   const { collections } = options;
+  // Both wrap the handlers of the routes registered after them.
+  await app.register(requestIdPlugin);
+  if (options.drain) await app.register(options.drain.plugin);
+  if (options.tracing) await app.register(tracingPlugin);
   await app.register(errorsPlugin);
   await app.register(swagger, {
     openapi: {
@@ -125,7 +141,8 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
         }),
     });
   }
-  await app.register(metricsPlugin, { metrics: createMetrics(collections), public: options.publicMetrics });
+  const metrics = createMetrics(collections, { collectionCap: options.metricsCollections, auditDropped: options.audit && (() => options.audit!.dropped) });
+  await app.register(metricsPlugin, { metrics, public: options.publicMetrics });
   if (options.audit) await app.register(auditPlugin, { audit: options.audit, store: collections.store });
   // The collection a request names stays loaded until its answer is sent (or the client goes): a memory budget
   // never drops it mid-request (src/server/collection-cache.ts).
@@ -136,7 +153,8 @@ export async function buildService(options: ServiceOptions): Promise<FastifyInst
     reply.raw.once("close", () => collections.release(name));
   });
   app.get("/openapi.json", { schema: { summary: "This document (OpenAPI 3.1)" }, config: { rateLimit: false } }, async () => app.swagger());
-  await app.register(healthRoutes, { collections });
+  const drain = options.drain;
+  await app.register(healthRoutes, { collections, draining: drain && (() => drain.draining) });
   if (options.oauth) await app.register(oauthMetadataRoutes, { oauth: options.oauth });
   await app.register(collectionRoutes, { collections });
   await app.register(itemRoutes, { collections });

@@ -60,6 +60,7 @@ export const auditPlugin = fp(async (app: FastifyInstance, { audit, store }: Aud
       outcome: status < 400 ? "ok" : String(status),
       durationMs: reply.elapsedTime,
       argumentBytes: Number(request.headers["content-length"] ?? 0),
+      requestId: request.id,
     });
   });
 

@@ -1,11 +1,15 @@
 /**
  * Prometheus metrics at `/metrics`: requests by route, method and status; search latency by engine and collection
  * kind; items per collection; open MCP sessions, and upstream servers by state; loaded collections, the bytes their
- * indexes hold, loads and evictions, and how long a cold load took. Each app has its own registry, so several apps (tests, benchmarks) never collide.
+ * indexes hold, loads and evictions, and how long a cold load took; and the operator metrics of src/ops/metrics.ts
+ * (process, HTTP latency, replica lag, upstream calls, audit drops). Per-collection series stop at `collectionCap`
+ * collections (the largest), the rest summed under `_other`. Each app has its own registry, so several apps (tests,
+ * benchmarks) never collide.
  */
 import type { FastifyContextConfig, FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { capByCollection, DEFAULT_METRICS_COLLECTIONS, OTHER_COLLECTIONS, operatorMetrics, type OperatorMetrics } from "../ops/metrics.js";
 import type { Collections } from "./collections.js";
 import { bearer } from "./schemas.js";
 
@@ -14,6 +18,15 @@ export interface ServiceMetrics {
   registry: Registry;
   requests: Counter<"route" | "method" | "status">;
   searchSeconds: Histogram<"engine" | "kind">;
+  operator: OperatorMetrics;
+}
+
+/** Options of `createMetrics`. */
+export interface MetricsOptions {
+  /** `--metrics-collections N`: per-collection series for the N largest collections (default 100), the rest as `_other`. */
+  collectionCap?: number;
+  /** The audit log's count of dropped entries. */
+  auditDropped?: () => number;
 }
 
 declare module "fastify" {
@@ -22,8 +35,9 @@ declare module "fastify" {
   }
 }
 
-export function createMetrics(collections: Collections): ServiceMetrics {
+export function createMetrics(collections: Collections, options: MetricsOptions = {}): ServiceMetrics {
   const registry = new Registry();
+  const cap = options.collectionCap ?? DEFAULT_METRICS_COLLECTIONS;
   const requests = new Counter({
     name: "toolsearch_http_requests_total",
     help: "HTTP requests answered, by route pattern, method and status",
@@ -44,7 +58,9 @@ export function createMetrics(collections: Collections): ServiceMetrics {
     registers: [registry],
     collect() {
       this.reset();
-      for (const c of collections.list()) this.set({ collection: c.name, kind: c.kind }, collections.sizeOf(c));
+      const list = collections.list();
+      const kinds = new Map(list.map((c) => [c.name, c.kind]));
+      for (const [name, size] of capByCollection(list.map((c) => [c.name, collections.sizeOf(c)]), cap)) this.set({ collection: name, kind: kinds.get(name) ?? "mixed" }, size);
     },
   });
   new Gauge({
@@ -62,7 +78,8 @@ export function createMetrics(collections: Collections): ServiceMetrics {
     registers: [registry],
     collect() {
       this.reset();
-      for (const c of collections.list()) if (c.gateway) this.set({ collection: c.name }, c.gateway.sessionCount);
+      const open = collections.list().flatMap((c): Array<[string, number]> => (c.gateway ? [[c.name, c.gateway.sessionCount]] : []));
+      for (const [name, count] of capByCollection(open, cap)) this.set({ collection: name }, count);
     },
   });
   new Gauge({
@@ -72,8 +89,11 @@ export function createMetrics(collections: Collections): ServiceMetrics {
     registers: [registry],
     collect() {
       this.reset();
-      for (const c of collections.list()) {
-        for (const upstream of c.gateway?.upstreams.values() ?? []) this.inc({ collection: c.name, state: upstream.state });
+      const withUpstreams = collections.list().filter((c) => c.gateway?.upstreams.size);
+      const kept = new Set(capByCollection(withUpstreams.map((c) => [c.name, c.gateway!.upstreams.size]), cap).map(([name]) => name));
+      for (const c of withUpstreams) {
+        const collection = kept.has(c.name) ? c.name : OTHER_COLLECTIONS;
+        for (const upstream of c.gateway!.upstreams.values()) this.inc({ collection, state: upstream.state });
       }
     },
   });
@@ -116,16 +136,20 @@ export function createMetrics(collections: Collections): ServiceMetrics {
     loads.inc({ source: event.source });
     loadSeconds.observe({ source: event.source }, event.seconds);
   });
-  return { registry, requests, searchSeconds };
+  const operator = operatorMetrics(registry, { lag: collections, auditDropped: options.auditDropped });
+  return { registry, requests, searchSeconds, operator };
 }
 
 /** Counts every answer and serves `/metrics`. */
 export const metricsPlugin = fp(async (app: FastifyInstance, options: { metrics: ServiceMetrics; public?: boolean }) => {
   app.decorate("metrics", options.metrics);
+  app.addHook("onClose", async () => options.metrics.operator.close());
   app.addHook("onResponse", async (request, reply) => {
     // The route pattern, never the raw URL: a label per collection name or query would grow without bound.
     const route = request.routeOptions.url ?? "unmatched";
-    options.metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    const labels = { route, method: request.method, status: String(reply.statusCode) };
+    options.metrics.requests.inc(labels);
+    options.metrics.operator.httpSeconds.observe(labels, reply.elapsedTime / 1000);
   });
   // Unless public: collection names and sizes are what a key limited to some collections must not see.
   const guard: FastifyContextConfig | undefined = options.public ? undefined : { scope: "admin", wholeService: true };

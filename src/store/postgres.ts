@@ -18,7 +18,7 @@
  */
 import pg from "pg";
 import { ToolsearchError } from "../errors.js";
-import { type AuditRow, auditColumns, auditWhere, checkMatch, MAX_POOL_SIZE, etagOf, globsColumn, type KeyRow, pinFromRow, type PinRow, pinState, toAudit, toKey, toVector, unknownCollection } from "./records.js";
+import { AUDIT_COLUMNS, type AuditRow, auditColumns, auditWhere, checkMatch, MAX_POOL_SIZE, etagOf, globsColumn, type KeyRow, pinFromRow, type PinRow, pinState, toAudit, toKey, toVector, unknownCollection } from "./records.js";
 import { toUsage, type UsageRow } from "./usage-rows.js";
 import type {
   ApiKeyRecord,
@@ -106,6 +106,8 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE tool_pins (
      owner text NOT NULL, server text NOT NULL, tool text NOT NULL, state text NOT NULL,
      updated_at timestamptz NOT NULL, PRIMARY KEY (owner, server, tool));`,
+  // The request id of each audit entry (SPEC §18), to find a call's log lines; NULL for older entries.
+  `ALTER TABLE audit ADD COLUMN request_id text;`,
 ];
 
 interface CollectionRow {
@@ -620,8 +622,9 @@ export class PostgresStore implements Store {
     if (entries.length === 0) return;
     // One multi-row INSERT: a single statement is atomic without a transaction.
     const values = entries.flatMap(auditColumns);
-    const rows = entries.map((_, r) => `(${Array.from({ length: 9 }, (_, c) => `$${r * 9 + c + 1}`).join(", ")})`);
-    await this.read(`INSERT INTO ${this.s}.audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments) VALUES ${rows.join(", ")}`, values);
+    const width = AUDIT_COLUMNS;
+    const rows = entries.map((_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(", ")})`);
+    await this.read(`INSERT INTO ${this.s}.audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments, request_id) VALUES ${rows.join(", ")}`, values);
   }
 
   async listAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {

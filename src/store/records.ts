@@ -86,12 +86,16 @@ export interface AuditRow {
   duration_ms: number;
   argument_bytes: number | null;
   arguments: string | null;
+  request_id: string | null;
 }
+
+/** How many columns `auditColumns` gives. */
+export const AUDIT_COLUMNS = 10;
 
 /** The column values of an audit entry, in the order of both stores' INSERT. */
 export function auditColumns(e: AuditEntry): unknown[] {
   const args = e.arguments === undefined ? null : JSON.stringify(e.arguments);
-  return [e.at, e.who, e.action, e.collection, e.target ?? null, e.outcome, e.durationMs, e.argumentBytes ?? null, args];
+  return [e.at, e.who, e.action, e.collection, e.target ?? null, e.outcome, e.durationMs, e.argumentBytes ?? null, args, e.requestId ?? null];
 }
 
 /** The WHERE clause of an audit query; `param` names the next placeholder (`?` or `$n`). */
@@ -115,6 +119,7 @@ export function toAudit(row: AuditRow): AuditRecord {
   if (row.target !== null) record.target = row.target;
   if (row.argument_bytes !== null) record.argumentBytes = Number(row.argument_bytes);
   if (row.arguments !== null) record.arguments = JSON.parse(row.arguments) as unknown;
+  if (row.request_id !== null && row.request_id !== undefined) record.requestId = row.request_id;
   return record;
 }
 

@@ -94,6 +94,8 @@ const MIGRATIONS: string[] = [
   // scanning the items' bodies: 1,000 collections of 350k items list in ~50 ms instead of ~800 ms, and ~100 ms less
   // per 100k passages at each start. PostgreSQL counts from its primary key.
   `CREATE INDEX items_by_collection ON items (collection);`,
+  // The request id of each audit entry (SPEC §18), to find a call's log lines; NULL for older entries.
+  `ALTER TABLE audit ADD COLUMN request_id TEXT;`,
 ];
 
 /** Options of a `SqliteStore`. */
@@ -503,7 +505,7 @@ export class SqliteStore implements Store {
   async appendAudit(entries: AuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
     await this.write(() => {
-      const insert = this.sql("INSERT INTO audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      const insert = this.sql("INSERT INTO audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
       for (const e of entries) insert.run(...auditColumns(e));
       return { result: undefined, changes: [] };
     });

@@ -167,6 +167,8 @@ export interface AuditEntry {
   argumentBytes?: number;
   /** Only with `--audit-arguments`. */
   arguments?: unknown;
+  /** The id of the HTTP request that caused it (`x-request-id`, SPEC §18), when there was one. */
+  requestId?: string;
 }
 
 /** An audit entry as stored: with its position in the log (a cursor for paging). */

@@ -15,6 +15,7 @@
  * ```
  */
 import { ToolsearchError } from "../errors.js";
+import { requestIdNow } from "../ops/request-context.js";
 import type { AuditEntry, Store } from "../store/types.js";
 
 /** An entry as callers give it: `at` defaults to now. */
@@ -146,6 +147,8 @@ export function parseSince(value: string, now = Date.now()): string {
   return new Date(time).toISOString();
 }
 
+/** With its time, and the id of the request it is part of, if any (src/ops/request-context.ts). */
 function stamped(entry: NewAuditEntry): AuditEntry {
-  return { ...entry, at: entry.at ?? new Date().toISOString() };
+  const requestId = entry.requestId ?? requestIdNow();
+  return { ...entry, at: entry.at ?? new Date().toISOString(), ...(requestId === undefined ? {} : { requestId }) };
 }

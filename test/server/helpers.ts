@@ -80,14 +80,18 @@ export async function makeService(
 export interface ServeProcess {
   url: string;
   child: ChildProcess;
+  /** Everything it wrote, stderr then stdout (with JSON logs, the default off a terminal, its notes are on stdout). */
   stderr: () => string;
-  /** Sends a signal and waits for the exit; resolves with the exit code (or the signal's name). */
+  /** Sends a signal (unless it has exited) and waits for the exit; resolves with the exit code (or the signal's name). */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
+  /** Resolves with the exit code (or the signal's name) once it exits, sending nothing. */
+  exited: Promise<number | string>;
 }
 
 /** Starts `toolsearch serve --port 0 …` and resolves once it prints the URL it listens on. */
 export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0", "--log", "warn", ...args], {
+  // No drain window unless a test asks for one (a later --drain-seconds wins): SIGTERM then stops at once.
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0", "--log", "warn", "--drain-seconds", "0", ...args], {
     env: { ...process.env, FORCE_COLOR: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -98,7 +102,7 @@ export async function startServe(args: string[], env: Record<string, string> = {
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout);
       if (match) resolve(match[1]);
     });
     void exited.then((code) => reject(new Error(`serve exited (${code}) before listening:\n${stderr}`)));
@@ -106,12 +110,24 @@ export async function startServe(args: string[], env: Record<string, string> = {
   return {
     url,
     child,
-    stderr: () => stderr,
+    stderr: () => stderr + stdout,
+    exited,
     stop: async (signal = "SIGTERM") => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };
+}
+
+/** The lines of a process's output, each JSON log line replaced by its message. */
+export function messagesOf(output: string): string {
+  return output.split("\n").map((line) => {
+    try {
+      return String((JSON.parse(line) as { msg?: unknown }).msg ?? line);
+    } catch {
+      return line;
+    }
+  }).join("\n");
 }
 
 /** Waits until `GET /readyz` answers 200. */
@@ -124,12 +140,16 @@ export async function waitReady(url: string, attempts = 300): Promise<void> {
   throw new Error(`${url} never became ready`);
 }
 
-/** Runs `toolsearch serve --port 0 ARGS` to its end with a fresh $TOOLSEARCH_HOME (for usage errors): exit code and stderr. */
-export function serveCli(args: string[], env: Record<string, string> = {}): { code: number | null; stderr: string } {
+/**
+ * Runs `toolsearch serve --port 0 ARGS` to its end with a fresh $TOOLSEARCH_HOME (for usage errors): exit code,
+ * stderr, and `messages`: every line of stderr and stdout, a JSON log line as its `msg` (an error found once the
+ * logs are set up is a JSON line on stdout).
+ */
+export function serveCli(args: string[], env: Record<string, string> = {}): { code: number | null; stderr: string; messages: string } {
   const home = tempDir();
   try {
     const result = spawnSync(process.execPath, ["--import", "tsx", MAIN, "serve", "--port", "0", ...args], { encoding: "utf8", env: { ...process.env, TOOLSEARCH_HOME: home, FORCE_COLOR: "0", ...env } });
-    return { code: result.status, stderr: result.stderr };
+    return { code: result.status, stderr: result.stderr, messages: messagesOf(result.stderr + result.stdout) };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

@@ -21,8 +21,8 @@ test("--pg-pool-size out of range, or with a SQLite store, is a usage error that
   assert.match(sqlite.stderr, /--pg-pool-size applies only to a PostgreSQL store \(--store postgres:\/\/…\)/);
   // The variable is --pg-pool-size's environment form (src/ops/settings.ts), so a bad value is a usage error too.
   const environment = serveCli(["--store", "postgres://toolsearch@127.0.0.1:1/none"], { TOOLSEARCH_PG_POOL_SIZE: "lots" });
-  assert.equal(environment.code, 2, environment.stderr);
-  assert.match(environment.stderr, /TOOLSEARCH_PG_POOL_SIZE takes a whole number from 1 to 1000 \(got "lots"\)/);
+  assert.equal(environment.code, 2, environment.messages);
+  assert.match(environment.messages, /TOOLSEARCH_PG_POOL_SIZE takes a whole number from 1 to 1000 \(got "lots"\)/);
 });
 
 describe("--pg-pool-size on a real PostgreSQL", { skip: postgresMissing }, () => {

@@ -7,6 +7,18 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Change, Store } from "../../src/store/types.js";
 
+/** An audit entry written before entries had request ids (the migration tests of both stores). */
+export const OLD_AUDIT_ENTRY = { at: "2026-01-01T00:00:00.000Z", who: "k1", action: "put_item", collection: "crm", outcome: "ok", durationMs: 1 };
+
+/** After migrating a store that held `OLD_AUDIT_ENTRY` without a request_id column: it stays, a new entry keeps its id. */
+export async function checkRequestIdsAfterMigration(store: Store): Promise<void> {
+  await store.appendAudit([{ ...OLD_AUDIT_ENTRY, at: "2026-01-02T00:00:00.000Z", who: "k2", requestId: "r-2" }]);
+  const [newer, older] = await store.listAudit();
+  assert.equal(newer.requestId, "r-2");
+  assert.equal(older.who, "k1");
+  assert.ok(!("requestId" in older));
+}
+
 export interface StoreFixture {
   store: Store;
   cleanup(): Promise<void>;
@@ -244,6 +256,14 @@ export function storeContract(label: string, makeStore: () => Promise<StoreFixtu
       assert.deepEqual((await store.listAudit({ before: page[1].id })).map((e) => e.who), ["k1"]);
       assert.equal(await store.pruneAudit("2026-01-02T12:00:00.000Z"), 2);
       assert.equal((await store.listAudit()).length, 1);
+    });
+
+    it("an audit entry keeps the id of the request that caused it", async (store) => {
+      const base = { at: "2026-01-04T00:00:00.000Z", who: "k1", action: "put_item", collection: "crm", outcome: "ok", durationMs: 1 };
+      await store.appendAudit([{ ...base, requestId: "req-abc.123" }, { ...base, target: "no-request" }]);
+      const [withoutId, withId] = await store.listAudit({ since: base.at });
+      assert.equal(withId.requestId, "req-abc.123");
+      assert.ok(!("requestId" in withoutId), "no request id unless recorded");
     });
 
     it("API keys keep their tool visibility globs", async (store) => {

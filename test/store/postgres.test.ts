@@ -8,7 +8,7 @@ import pg from "pg";
 import { PostgresStore, hidePassword } from "../../src/store/postgres.js";
 import type { Change } from "../../src/store/types.js";
 import { type PostgresServer, postgresMissing, startPostgres } from "../helpers/postgres.js";
-import { storeContract } from "./contract.js";
+import { checkRequestIdsAfterMigration, OLD_AUDIT_ENTRY, storeContract } from "./contract.js";
 
 let server: PostgresServer;
 let url: string;
@@ -45,6 +45,21 @@ describe("PostgresStore", { skip: postgresMissing }, () => {
     return { store, cleanup: () => store.close() };
   });
 
+  test("a store made before audit entries had request ids migrates: its entries stay, new ones keep their id", async () => {
+    const old = await openSchema("before_request_ids");
+    await old.appendAudit([OLD_AUDIT_ENTRY]);
+    await old.close();
+    // Back to the schema of the previous release: no request_id column, one migration fewer.
+    const client = new pg.Client(url);
+    await client.connect();
+    await client.query("ALTER TABLE before_request_ids.audit DROP COLUMN request_id");
+    await client.query("DELETE FROM before_request_ids.migrations WHERE version = (SELECT max(version) FROM before_request_ids.migrations)");
+    await client.end();
+    const store = await openSchema("before_request_ids");
+    await checkRequestIdsAfterMigration(store);
+    await store.close();
+  });
+
   test("three stores migrating the same fresh schema at once: one set of tables, no error", async () => {
     const stores = [0, 1, 2].map(() => new PostgresStore(url, { schema: "racing" }));
     await Promise.all(stores.map((s) => s.migrate()));
@@ -52,7 +67,7 @@ describe("PostgresStore", { skip: postgresMissing }, () => {
     await client.connect();
     const { rows } = await client.query("SELECT version FROM racing.migrations");
     await client.end();
-    assert.deepEqual(rows.map((r) => r.version), [1, 2, 3, 4, 5, 6, 7, 8]); // one per MIGRATIONS step
+    assert.deepEqual(rows.map((r) => r.version), [1, 2, 3, 4, 5, 6, 7, 8, 9]); // one per MIGRATIONS step
     await stores[0].putCollection("x", "tools", {}, []);
     assert.equal((await stores[2].getCollection("x"))?.name, "x");
     await Promise.all(stores.map((s) => s.close()));

@@ -7,7 +7,7 @@ import { Embedder } from "../../src/embeddings/embedder.js";
 import { openStore } from "../../src/store/open.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
-import { storeContract } from "./contract.js";
+import { checkRequestIdsAfterMigration, OLD_AUDIT_ENTRY, storeContract } from "./contract.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
 function tempDir(): string {
@@ -58,10 +58,25 @@ test("SqliteStore: WAL, synchronous FULL and our application id are set", async 
     const db = new Database(path, { readonly: true });
     assert.equal(db.pragma("journal_mode", { simple: true }), "wal");
     assert.equal(db.pragma("application_id", { simple: true }), 0x54535331);
-    assert.equal(db.pragma("user_version", { simple: true }), 9); // one per MIGRATIONS step
+    assert.equal(db.pragma("user_version", { simple: true }), 10); // one per MIGRATIONS step
     db.close();
     const store = new SqliteStore(path);
     assert.equal((store as unknown as { db: Database.Database }).db.pragma("synchronous", { simple: true }), 2, "FULL");
+    await store.close();
+  }));
+
+test("SqliteStore: a file made before audit entries had request ids migrates: its entries stay, new ones keep their id", async () =>
+  withStorePath(async (path) => {
+    const old = await openStore(path);
+    await old.appendAudit([OLD_AUDIT_ENTRY]);
+    await old.close();
+    // Back to the schema of the previous release: no request_id column, one migration fewer.
+    const db = new Database(path);
+    db.exec("ALTER TABLE audit DROP COLUMN request_id");
+    db.pragma(`user_version = ${(db.pragma("user_version", { simple: true }) as number) - 1}`);
+    db.close();
+    const store = await openStore(path);
+    await checkRequestIdsAfterMigration(store);
     await store.close();
   }));
 

@@ -9,6 +9,10 @@
 import type { Command } from "commander";
 import type { OAuthResourceOptions } from "../../auth/oauth-resource.js";
 import { ToolsearchError } from "../../errors.js";
+import { DEFAULT_DRAIN_SECONDS, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, Drain } from "../../ops/drain.js";
+import { logSettings, ProcessLog } from "../../ops/logging.js";
+import { DEFAULT_METRICS_COLLECTIONS } from "../../ops/metrics.js";
+import { otlpProtocol, startTracing, tracedStore, tracingRequested } from "../../ops/tracing.js";
 import { Embedder } from "../../embeddings/embedder.js";
 import { EMBEDDER_NAMES, providerFromSpec } from "../../embeddings/from-spec.js";
 import { isLoopbackName } from "../../server/auth.js";
@@ -37,7 +41,12 @@ interface ServeFlags {
   maxBody: number;
   rateLimit: number;
   requestTimeout: number;
-  log: string;
+  log?: string;
+  logLevel?: string;
+  drainSeconds: number;
+  shutdownTimeout: number;
+  metricsCollections: number;
+  traceQueries?: boolean;
   embedder: string;
   embeddingUrl?: string;
   embeddingDimensions?: number;
@@ -79,7 +88,12 @@ export function registerServe(program: Command): void {
     .option("--max-body <bytes>", "largest request body", parseInteger("--max-body", 1024, 1024 ** 3), DEFAULT_MAX_BODY)
     .option("--rate-limit <n>", "requests per minute per key (0: no limit)", parseInteger("--rate-limit", 0, 1e9), DEFAULT_RATE_LIMIT.max)
     .option("--request-timeout <ms>", "most time to receive a request and to answer a search", parseInteger("--request-timeout", 100, 3_600_000), DEFAULT_REQUEST_TIMEOUT_MS)
-    .option("--log <level>", "log level: trace, debug, info, warn, error, silent", "info")
+    .option("--log <format>", "json (one JSON object per line on stdout, for everything the process writes; the default when stdout is not a terminal) or text")
+    .option("--log-level <level>", "level of request log lines: trace, debug, info, warn, error, silent (default info)")
+    .option("--drain-seconds <s>", "on SIGTERM, keep serving this long with /readyz answering 503 before finishing requests in flight", parseInteger("--drain-seconds", 0, 3600), DEFAULT_DRAIN_SECONDS)
+    .option("--shutdown-timeout <s>", "on SIGTERM, exit within this long: drain, requests in flight, snapshots and store included", parseInteger("--shutdown-timeout", 1, 86_400), DEFAULT_SHUTDOWN_TIMEOUT_SECONDS)
+    .option("--metrics-collections <n>", "per-collection /metrics series for at most this many collections (the largest); the rest are summed as _other", parseInteger("--metrics-collections", 0, 1_000_000), DEFAULT_METRICS_COLLECTIONS)
+    .option("--trace-queries", "put search queries' text on trace spans (traces are on when OTEL_EXPORTER_OTLP_ENDPOINT is set)")
     .option("--embedder <name>", `embedding provider for semantic and hybrid: ${EMBEDDER_NAMES}; vectors are kept in the store`, "use-lite")
     .option("--embedding-url <url>", "base URL of an OpenAI-compatible endpoint, for http:<model>")
     .option("--embedding-dimensions <n>", "vector length of the http:<model> (default 1536)", parseInteger("--embedding-dimensions", 1, 65_536))
@@ -115,17 +129,21 @@ async function serve(flags: ServeFlags): Promise<void> {
     throw new UsageError(`--pg-pool-size applies only to a PostgreSQL store (--store postgres://…); ${storeSpec} is a SQLite file, which has no pool`);
   }
   const oauth = oauthOptions(flags);
-  if (!["trace", "debug", "info", "warn", "error", "fatal", "silent"].includes(flags.log)) throw new UsageError(`--log takes trace, debug, info, warn, error or silent (got ${JSON.stringify(flags.log)})`);
+  const log = new ProcessLog(usage(() => logSettings(flags.log, flags.logLevel)), "serve");
+  if (tracingRequested()) usage(() => otlpProtocol());
+  // From here on, with JSON logs, every line the process writes is a JSON object on stdout (a start-up error too:
+  // the capture stays until the process ends).
+  log.captureStdio();
+  const note = log.writer;
   // The server's modules (fastify and its plugins) load only for this command, so other commands start faster.
-  const [{ pino }, { buildService }, { Collections }, { seedCollections }] = await Promise.all([
-    import("pino"),
+  const [{ buildService }, { Collections }, { seedCollections }] = await Promise.all([
     import("../../server/app.js"),
     import("../../server/collections.js"),
     import("../../server/seed.js"),
   ]);
-  // Buffered, asynchronous writes to stderr: a synchronous write per log line would cost every request a syscall.
-  const logDestination = pino.destination({ dest: 2, sync: false });
-  const store = await openStore(storeSpec, { poolSize: flags.pgPoolSize });
+  const tracing = await startTracing({ traceQueries: flags.traceQueries });
+  const opened = await openStore(storeSpec, { poolSize: flags.pgPoolSize });
+  const store = tracing ? tracedStore(opened, opened.kind === "postgres" ? "postgresql" : "sqlite") : opened;
   const provider = await providerFromSpec(flags.embedder, {
     baseUrl: flags.embeddingUrl,
     dimensions: flags.embeddingDimensions,
@@ -139,9 +157,10 @@ async function serve(flags: ServeFlags): Promise<void> {
     embedder,
     exposeFound: flags.exposeFound,
     trustUpdates: flags.trustUpdates,
-    upstream: { idleStopMs: flags.idleStop * 1000 },
+    upstream: { idleStopMs: flags.idleStop * 1000, log: note, stderr: (server, line) => log.upstreamStderr(server, line) },
     preload: { names: preloadNames, recent: flags.preloadRecent },
     memoryBudgetBytes: budget === undefined ? undefined : budget * MB,
+    log: note,
   });
   // Under a budget, the memory of dropped collections goes back to the system (src/server/heap-trim.ts).
   if (budget !== undefined) {
@@ -150,6 +169,15 @@ async function serve(flags: ServeFlags): Promise<void> {
     collections.observe(() => trim.check());
   }
   const audit = new AuditLog(store, { keepArguments: flags.auditArguments, log: note });
+  const drain = new Drain({ drainMs: flags.drainSeconds * 1000, shutdownTimeoutMs: flags.shutdownTimeout * 1000, log: note, beforeExit: () => log.flush() });
+  const closeAll = async () => {
+    await audit.close().catch((error: unknown) => note(`audit log: ${audit.pending} entries could not be written at stop: ${(error as Error).message}`));
+    // Saves the snapshots of collections changed since their last one.
+    await collections.close();
+    await embedder.close();
+    await store.close();
+    await tracing?.shutdown().catch((error: unknown) => note(`traces: the last spans could not be exported: ${(error as Error).message}`));
+  };
   try {
     const seeded = await seedCollections(store, { catalogs: flags.catalog, docs: flags.docs, mcpConfigs: flags.mcpConfig });
     for (const name of seeded.kept) note(`collection ${name} is already in the store; kept it (the file was not reloaded)`);
@@ -161,37 +189,49 @@ async function serve(flags: ServeFlags): Promise<void> {
       maxBodyBytes: flags.maxBody,
       rateLimit: flags.rateLimit === 0 ? false : { max: flags.rateLimit, windowMs: 60_000 },
       requestTimeoutMs: flags.requestTimeout,
-      logger: flags.log === "silent" ? false : { level: flags.log, stream: logDestination },
+      logger: log.fastifyLogger(),
       loopbackOnly: isLoopbackName(flags.host),
       mcp: { sessionIdleMs: flags.sessionIdle * 1000, maxSessions: flags.maxSessions },
       audit,
       oauth,
+      metricsCollections: flags.metricsCollections,
+      tracing: tracing !== undefined,
+      drain,
     });
-    const stopped = onceStopped();
+    const stopped = drain.signalled();
     const address = await app.listen({ port: flags.port, host: flags.host }).catch((error: NodeJS.ErrnoException) => {
       const why = error.code === "EADDRINUSE" ? "the port is in use" : error.code === "EACCES" ? "permission denied" : error.code === "EADDRNOTAVAIL" ? "no such address on this machine" : error.message;
       throw new ToolsearchError("invalid_option", `cannot listen on ${flags.host}:${flags.port}: ${why}`);
     });
     // Listening first: /healthz answers and /readyz says 503 while collections load.
-    process.stdout.write(`toolsearch serve: listening on ${address}${flags.auth ? "" : " (no auth: loopback only)"}\n`);
+    log.listening(address, flags.auth ? "auth on" : "no auth: loopback only");
     await loadWithProgress(collections);
     // Replicas need the log only to catch up after a disconnect; one away longer than this reloads (src/store/retention.ts).
     const stopPruning = startPruning(store, { keepMs: flags.keepChanges * 3_600_000, log: note });
     const stopAuditPruning = flags.keepAudit > 0 ? startAuditPruning(store, flags.keepAudit, note) : () => {};
+    if (tracing) note(`traces: exporting over OTLP ${tracing.protocol}${flags.traceQueries ? ", with query text" : ""}`);
     note(`ready: ${collections.list().length} collection(s) from ${store.kind} store ${store.location}, ${collections.loadedCount} loaded${budget === undefined ? "" : `, memory budget ${budget} MB`}`);
-    await stopped;
-    note("stopping: finishing requests in flight");
+    const signal = await stopped;
+    note(`${signal}: stopping`);
     stopPruning();
     stopAuditPruning();
-    await app.close();
+    await drain.shutdown({ close: () => app.close(), cut: () => app.server.closeAllConnections(), cleanup: closeAll });
+  } catch (error) {
+    await closeAll().catch(() => undefined);
+    throw error;
   } finally {
-    await audit.close().catch((error: unknown) => note(`audit log: ${audit.pending} entries could not be written at stop: ${(error as Error).message}`));
-    await collections.close();
-    await embedder.close();
-    await store.close();
-    logDestination.flushSync();
+    note("stopped");
+    log.flush();
   }
-  note("stopped");
+}
+
+/** Runs `read`, turning its error into a usage error (a bad flag value). */
+function usage<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /** `--oauth-*` flags as the service's options; the claims and audience need the issuer. */
@@ -223,22 +263,4 @@ async function loadWithProgress(collections: Collections): Promise<void> {
   } finally {
     progress.stop();
   }
-}
-
-function note(line: string): void {
-  process.stderr.write(`toolsearch serve: ${line}\n`);
-}
-
-/** Resolves on the first SIGINT or SIGTERM; later ones are noted, not fatal, so shutdown stays graceful. */
-function onceStopped(): Promise<void> {
-  return new Promise((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: string) => {
-      if (stopping) return note(`${signal} again: already stopping (send SIGKILL to stop at once)`);
-      stopping = true;
-      resolve();
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-  });
 }

@@ -3,6 +3,7 @@
  * `lint --json`). They answer from the in-memory indexes; a tool search with a `session` also records a usage event (SPEC §17).
  */
 import type { FastifyInstance } from "fastify";
+import { endSearchSpan, startSearchSpan } from "../../ops/tracing.js";
 import { ToolsearchError } from "../../errors.js";
 import type { DocumentEngine } from "../../indexes/document-index-options.js";
 import type { ToolEngine } from "../../indexes/tool-index-options.js";
@@ -40,12 +41,16 @@ export async function searchRoutes(app: FastifyInstance, { collections, timeoutM
     const { query, limit } = request.body;
     const engine = request.body.engine ?? "bm25";
     const timer = app.metrics.searchSeconds.startTimer({ engine, kind: collection.kind });
+    const span = startSearchSpan(collection.name, engine, query);
+    let found: number | undefined;
     try {
       if (collection.docs) {
         if (engine === "regex") throw new ToolsearchError("unknown_engine", "Documents are searched with bm25, semantic or hybrid, not regex.");
         const options = { engine: engine as DocumentEngine, limit };
         const docs = collection.docs;
-        return { query, results: engine === "bm25" ? docs.searchSync(query, options) : await withDeadline(docs.search(query, options), timeoutMs) };
+        const results = engine === "bm25" ? docs.searchSync(query, options) : await withDeadline(docs.search(query, options), timeoutMs);
+        found = results.length;
+        return { query, results };
       }
       const tools = toolsFor(collection, request.apiKey);
       const options = { engine, limit, learned: request.body.learned };
@@ -54,9 +59,11 @@ export async function searchRoutes(app: FastifyInstance, { collections, timeoutM
       const { session } = request.body;
       // Only a search with a session can be followed by calls it explains; recorded without waiting for the store.
       if (session) void collections.recordUsage(collection.name, [{ collection: collection.name, session, kind: "search", query, tools: results.map((r) => r.name), at: new Date().toISOString() }]);
+      found = results.length;
       return { engine, query, results };
     } finally {
       timer();
+      endSearchSpan(span, found);
     }
   });
 
