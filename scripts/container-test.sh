@@ -42,7 +42,7 @@ fail() {
 
 cleanup() {
   set +e
-  for c in $("${podman[@]}" ps -a --filter "name=$run_id" --format '{{.Names}}' 2>/dev/null); do "${podman[@]}" rm -f -t 0 "$c" >/dev/null 2>&1; done
+  for c in $("${podman[@]}" ps -a --filter "name=$run_id" --format '{{.Names}}' 2>/dev/null); do "${podman[@]}" rm -v -f -t 0 "$c" >/dev/null 2>&1; done
   for v in $(podman volume ls --filter "name=$run_id" --format '{{.Name}}' 2>/dev/null); do podman volume rm -f "$v" >/dev/null 2>&1; done
   [ -n "${receiver_pid:-}" ] && kill "$receiver_pid" 2>/dev/null
   [ -n "${upload_pid:-}" ] && kill "$upload_pid" 2>/dev/null
@@ -176,12 +176,12 @@ ok "a write (PUT a collection) and searches (bm25; hybrid with USE-lite, read-on
 
 "${podman[@]}" stop -t 30 "$run_id-one" >/dev/null 2>&1
 [ "$("${podman[@]}" inspect --format '{{.State.ExitCode}}' "$run_id-one")" = 0 ] || fail "serve exited $("${podman[@]}" inspect --format '{{.State.ExitCode}}' "$run_id-one") on SIGTERM"
-"${podman[@]}" rm "$run_id-one" >/dev/null 2>&1
+"${podman[@]}" rm -v "$run_id-one" >/dev/null 2>&1
 start_container again -v "$volume:/data" -p "127.0.0.1:$port:8080"
 wait_ready "$url" again
 [ "$(top_result "$url" "$key" weather "current weather in Paris")" = get_weather ] || fail "the collection was lost in the restart"
 ok "SIGTERM exits 0; a new container on the same volume has the key and the collection"
-"${podman[@]}" rm -f -t 10 "$run_id-again" >/dev/null 2>&1
+"${podman[@]}" rm -v -f -t 10 "$run_id-again" >/dev/null 2>&1
 
 # ---------------------------------------------------------------- two containers on one PostgreSQL
 pg_bin=/usr/lib/postgresql/15/bin
@@ -244,11 +244,11 @@ if grep -q -- '--drain-seconds' <<<"$help"; then
   code="$(cat "$work/upload.code")"
   [ "$code" -ge 200 ] && [ "$code" -lt 300 ] || fail "the upload in flight at SIGTERM answered $code: $(head -c 300 "$work/upload.out")"
   [ "$exit_code" = 0 ] || fail "serve exited $exit_code after draining"
-  "${podman[@]}" rm "$run_id-drain" >/dev/null 2>&1
+  "${podman[@]}" rm -v "$run_id-drain" >/dev/null 2>&1
   start_container drained -v "$volume:/data" -p "127.0.0.1:$drain_port:8080"
   wait_ready "$drain_url" drained
   [ "$(api GET "$drain_url/v1/collections/big" "$key" | json v.size)" = 3000 ] || fail "the write acknowledged during the drain was lost"
-  "${podman[@]}" rm -f -t 10 "$run_id-drained" >/dev/null 2>&1
+  "${podman[@]}" rm -v -f -t 10 "$run_id-drained" >/dev/null 2>&1
   ok "SIGTERM with an upload in flight: /readyz 503 at once, the upload completes ($code), exit 0, the write is kept"
 else
   skipped+=("drain (the image's serve has no --drain-seconds)")
