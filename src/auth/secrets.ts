@@ -1,7 +1,7 @@
 /**
  * Secrets at rest (SPEC §15): OAuth tokens and client secrets are sealed with AES-256-GCM before they reach the
  * store, so a copied database file (or a PostgreSQL dump) does not hold them. The key comes from
- * `TOOLSEARCH_SECRET_KEY` (32 bytes as 64 hex digits or base64), else from `$TOOLSEARCH_HOME/secret.key`, created
+ * `TOOLSEARCH_SECRET_KEY` (32 bytes as 64 hex digits or base64) or the file `TOOLSEARCH_SECRET_KEY_FILE` names, else from `$TOOLSEARCH_HOME/secret.key`, created
  * on first use with mode 0600 and refused when anyone but its owner may read it. Each value is bound to its owner
  * and name (additional authenticated data), so a sealed value moved to another row does not open.
  */
@@ -9,6 +9,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ToolsearchError } from "../errors.js";
+import { secretFromEnv } from "../ops/environment.js";
 import { toolsearchHome } from "../store/open.js";
 import type { Store } from "../store/types.js";
 
@@ -26,14 +27,14 @@ export interface SecretKeyOptions {
 /** Whether a key is set up (the variable, or the key file): without one no secret can have been stored yet. */
 export function secretKeyAvailable(options: SecretKeyOptions = {}): boolean {
   const env = options.env ?? process.env;
-  return Boolean(env.TOOLSEARCH_SECRET_KEY?.trim()) || existsSync(options.keyFile ?? join(toolsearchHome(env), "secret.key"));
+  return Boolean(secretFromEnv("TOOLSEARCH_SECRET_KEY", env)?.trim()) || existsSync(options.keyFile ?? join(toolsearchHome(env), "secret.key"));
 }
 
 /** The 32-byte key, from `TOOLSEARCH_SECRET_KEY` or the key file (made with mode 0600 when missing). */
 export function loadSecretKey(options: SecretKeyOptions = {}): Buffer {
   const env = options.env ?? process.env;
-  const fromEnv = env.TOOLSEARCH_SECRET_KEY?.trim();
-  if (fromEnv) return decodeKey(fromEnv, "TOOLSEARCH_SECRET_KEY");
+  const fromEnv = secretFromEnv("TOOLSEARCH_SECRET_KEY", env)?.trim();
+  if (fromEnv) return decodeKey(fromEnv, env.TOOLSEARCH_SECRET_KEY ? "TOOLSEARCH_SECRET_KEY" : "the file TOOLSEARCH_SECRET_KEY_FILE names");
   const file = options.keyFile ?? join(toolsearchHome(env), "secret.key");
   try {
     mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });

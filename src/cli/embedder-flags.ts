@@ -7,6 +7,7 @@ import { DEFAULT_CACHE_PATH, EmbeddingCache } from "../embeddings/cache.js";
 import { Embedder } from "../embeddings/embedder.js";
 import { EMBEDDER_NAMES, providerFromSpec } from "../embeddings/from-spec.js";
 import type { EmbedProgress } from "../embeddings/provider.js";
+import { secretFromEnv } from "../ops/environment.js";
 import { parseInteger } from "./output.js";
 import { createProgress } from "./progress.js";
 
@@ -38,7 +39,7 @@ export async function embedderFromFlags(flags: EmbedderFlags, persistQueries = f
   const provider = await providerFromSpec(flags.embedder, {
     baseUrl: flags.embeddingUrl,
     dimensions: flags.embeddingDimensions,
-    apiKey: process.env.TOOLSEARCH_EMBEDDING_KEY ?? process.env.OPENAI_API_KEY,
+    apiKey: secretFromEnv("TOOLSEARCH_EMBEDDING_KEY") ?? secretFromEnv("OPENAI_API_KEY"),
   });
   const cache = flags.cache === false ? false : new EmbeddingCache({ path: flags.cache });
   return new Embedder(provider, { cache, persistQueries, queryCacheSize: persistQueries ? 100_000 : undefined });

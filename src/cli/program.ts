@@ -1,5 +1,6 @@
 /** The `toolsearch` command: commander wiring; each command lives in its own file under commands/. */
 import { Command, CommanderError } from "commander";
+import { applyEnvironment, attachEnvironment } from "../ops/settings.js";
 import { EXIT, reportError, UsageError } from "./output.js";
 
 type Register = (program: Command) => void;
@@ -43,6 +44,9 @@ export async function buildProgram(options: { json?: boolean; argv?: string[] } 
   const registers = await Promise.all((chosen.length ? chosen : COMMANDS).map(([, load]) => load()));
   for (const register of registers) register(program);
   for (const command of program.commands) command.exitOverride();
+  // Settings from the environment (TOOLSEARCH_*, SPEC §18): named now, read just before the chosen command runs.
+  attachEnvironment(program);
+  program.hook("preAction", (_program, command) => applyEnvironment(command));
   return program;
 }
 

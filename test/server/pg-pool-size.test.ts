@@ -19,8 +19,9 @@ test("--pg-pool-size out of range, or with a SQLite store, is a usage error that
   const sqlite = serveCli(["--pg-pool-size", "4"]); // the default store: SQLite in $TOOLSEARCH_HOME
   assert.equal(sqlite.code, 2, sqlite.stderr);
   assert.match(sqlite.stderr, /--pg-pool-size applies only to a PostgreSQL store \(--store postgres:\/\/…\)/);
+  // The variable is --pg-pool-size's environment form (src/ops/settings.ts), so a bad value is a usage error too.
   const environment = serveCli(["--store", "postgres://toolsearch@127.0.0.1:1/none"], { TOOLSEARCH_PG_POOL_SIZE: "lots" });
-  assert.equal(environment.code, 1, environment.messages);
+  assert.equal(environment.code, 2, environment.messages);
   assert.match(environment.messages, /TOOLSEARCH_PG_POOL_SIZE takes a whole number from 1 to 1000 \(got "lots"\)/);
 });
 

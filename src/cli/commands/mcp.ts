@@ -3,6 +3,7 @@
  * `toolsearch mcp import --from CLIENT`, which moves a client's servers behind it (mcp-import.ts).
  */
 import type { Command } from "commander";
+import { secretFromEnv } from "../../ops/environment.js";
 import { DEFAULT_CACHE_PATH } from "../../embeddings/cache.js";
 import { ToolIndex } from "../../indexes/tool-index.js";
 import { checkClientKeys } from "../../auth/key-check.js";
@@ -58,7 +59,7 @@ export function registerMcp(program: Command): void {
     .option("--docs <path>", "knowledge base (JSONL or Markdown folder): adds search_docs and read_doc")
     .option("--http <port>", "serve Streamable HTTP on this port (path /mcp) instead of stdio; 0 picks a free port", parseInteger("--http", 0, 65535))
     .option("--host <host>", "interface for --http (loopback unless you choose otherwise)", "127.0.0.1")
-    .option("--token <token>", "with --http, require Authorization: Bearer <token> (default: $TOOLSEARCH_MCP_TOKEN)")
+    .option("--token <token>", "with --http, require Authorization: Bearer <token> (default: $TOOLSEARCH_MCP_TOKEN or the file $TOOLSEARCH_MCP_TOKEN_FILE names)")
     .option("--expose-found", "add the upstream tools that searches find to the gateway's own tool list")
     .option("--call-timeout <ms>", "most time an upstream tool call may take", parseInteger("--call-timeout", 1, 3_600_000), 60_000)
     .option("--restart-delay <ms>", "first restart delay of a failed upstream (doubles up to 60 s)", parseInteger("--restart-delay", 1, 600_000), 1_000)
@@ -82,7 +83,7 @@ export function registerMcp(program: Command): void {
     .action(async (flags: McpFlags) => {
       if (!flags.config && !flags.catalog && !flags.docs) throw new UsageError("mcp needs at least one of --config, --catalog or --docs");
       if (flags.token !== undefined && flags.http === undefined) throw new UsageError("--token only applies with --http");
-      const token = flags.token ?? (process.env.TOOLSEARCH_MCP_TOKEN || undefined);
+      const token = flags.token ?? secretFromEnv("TOOLSEARCH_MCP_TOKEN");
       // Load (and refuse) every file before starting any upstream process.
       const config = flags.config ? loadGatewayConfig(flags.config) : undefined;
       if (config) await checkClientKeys(config, flags.config!);

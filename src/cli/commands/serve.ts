@@ -27,6 +27,7 @@ import { defaultStorePath, isPostgresUrl, openStore } from "../../store/open.js"
 import { MAX_POOL_SIZE } from "../../store/records.js";
 import { startPruning } from "../../store/retention.js";
 import { AuditLog, startAuditPruning } from "../../trust/audit.js";
+import { secretFromEnv } from "../../ops/environment.js";
 import { parseChoice, parseInteger, UsageError } from "../output.js";
 import { SCREEN_MODES, type ScreenMode } from "../../trust/screen.js";
 import { createProgress } from "../progress.js";
@@ -80,7 +81,7 @@ export function registerServe(program: Command): void {
   program
     .command("serve")
     .description("run the search service: collections of tools, documents and MCP servers over HTTP and MCP, kept in a store")
-    .option("--store <path|url>", `SQLite file or postgres:// URL (default ${defaultStorePath()}, from $TOOLSEARCH_HOME)`)
+    .option("--store <path|url>", "SQLite file or postgres:// URL (default: store.sqlite in $TOOLSEARCH_HOME, else ~/.toolsearch)")
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--port <n>", "TCP port; 0 picks a free one", parseInteger("--port", 0, 65535), 8080)
     .option("-c, --catalog <file>", "serve a tool catalog as a collection named after the file (repeatable)", collect, [])
@@ -107,10 +108,10 @@ export function registerServe(program: Command): void {
     .option("--expose-found", "add the upstream tools a session's searches find to that session's MCP tool list")
     .option("--preload <names...>", "load these collections at start (/readyz waits for them); the others load on their first request", [])
     .option("--preload-recent <n>", "also load the N most recently changed collections at start", parseInteger("--preload-recent", 0, 1_000_000), 0)
-    .option("--memory-budget <mb>", "bound the memory of loaded indexes (MiB; default $TOOLSEARCH_MEMORY_BUDGET, else none): past it the least recently used idle collections are dropped", parseInteger("--memory-budget", 1, 16_777_216))
+    .option("--memory-budget <mb>", "bound the memory of loaded indexes (MiB; default none): past it the least recently used idle collections are dropped", parseInteger("--memory-budget", 1, 16_777_216))
     .option("--trust-updates", "mcp collections serve changed upstream tool definitions at once instead of holding them for review")
     .option("--screen-results <mode>", "upstream results of mcp collections that hold text aimed at the model: off, warn (flag in _meta) or block (withhold); a server's \"screenResults\" overrides it", parseChoice("--screen-results", SCREEN_MODES), "warn")
-    .option("--pg-pool-size <n>", "connections per replica in the PostgreSQL pool (default $TOOLSEARCH_PG_POOL_SIZE, else 10)", parseInteger("--pg-pool-size", 1, MAX_POOL_SIZE))
+    .option("--pg-pool-size <n>", "connections per replica in the PostgreSQL pool (default 10)", parseInteger("--pg-pool-size", 1, MAX_POOL_SIZE))
     .option("--audit-arguments", "keep the arguments of each call_tool in the audit log (default: only their size)")
     .option("--keep-audit <days>", "keep audit log entries this many days (0: forever)", parseInteger("--keep-audit", 0, 36_500), 90)
     .option("--oauth-issuer <url>", "also accept JWT access tokens of this OAuth/OpenID issuer (scopes toolsearch:read|call|write|admin)")
@@ -127,7 +128,7 @@ async function serve(flags: ServeFlags): Promise<void> {
         "Bind a loopback address (127.0.0.1, ::1, localhost), or keep auth on and create a key with toolsearch keys create.",
     );
   }
-  const budget = flags.memoryBudget ?? memoryBudgetFromEnv();
+  const budget = flags.memoryBudget;
   const storeSpec = flags.store ?? defaultStorePath();
   if (flags.pgPoolSize !== undefined && !isPostgresUrl(storeSpec)) {
     throw new UsageError(`--pg-pool-size applies only to a PostgreSQL store (--store postgres://…); ${storeSpec} is a SQLite file, which has no pool`);
@@ -151,7 +152,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   const provider = await providerFromSpec(flags.embedder, {
     baseUrl: flags.embeddingUrl,
     dimensions: flags.embeddingDimensions,
-    apiKey: process.env.TOOLSEARCH_EMBEDDING_KEY ?? process.env.OPENAI_API_KEY,
+    apiKey: secretFromEnv("TOOLSEARCH_EMBEDDING_KEY") ?? secretFromEnv("OPENAI_API_KEY"),
   });
   const embedder = new Embedder(provider, { cache: store });
   // Collections named by --catalog, --docs and --mcp-config are preloaded too (added once seeding has named them):
@@ -264,10 +265,4 @@ async function loadWithProgress(collections: Collections): Promise<void> {
   } finally {
     progress.stop();
   }
-}
-
-/** `TOOLSEARCH_MEMORY_BUDGET` (MiB), checked as `--memory-budget` is. */
-function memoryBudgetFromEnv(): number | undefined {
-  const value = process.env.TOOLSEARCH_MEMORY_BUDGET;
-  return value === undefined || value === "" ? undefined : parseInteger("TOOLSEARCH_MEMORY_BUDGET", 1, 16_777_216)(value);
 }
