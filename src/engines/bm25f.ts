@@ -23,6 +23,7 @@ import { PostingStore } from "./bm25f-postings.js";
 import { type FieldOptions, type Lists, Scorer, type ScoringOptions } from "./bm25f-scoring.js";
 import { countTerms, explainLists, idfOf, type QueryList, queryList, Searcher, type TermContribution } from "./bm25f-search.js";
 import { type Bm25fState, exportLists, importState } from "./bm25f-state.js";
+import { exactScores, type TermMatches, termMatches } from "./bm25f-evidence.js";
 import { type Bm25fSubset, makeSubset, subsetList } from "./bm25f-subset.js";
 import { TermDictionary } from "./bm25f-terms.js";
 import type { Ranked } from "./top-k.js";
@@ -30,6 +31,7 @@ import type { Ranked } from "./top-k.js";
 export type { FieldOptions } from "./bm25f-scoring.js";
 export type { TermContribution } from "./bm25f-search.js";
 export type { Bm25fState } from "./bm25f-state.js";
+export type { TermMatches } from "./bm25f-evidence.js";
 export type { Bm25fSubset } from "./bm25f-subset.js";
 
 /** Options of a BM25F index. */
@@ -50,18 +52,6 @@ export interface Bm25fOptions {
    * average. With every weight 1 that is plain BM25 over the bag of all fields, so one index can rank both ways.
    */
   normalization?: "field" | { document: number };
-}
-
-/** What `Bm25fIndex.termMatches` returns: raw frequencies of exact query terms in one id. */
-export interface TermMatches {
-  /** The id's length in each field. */
-  lengths: number[];
-  /** The average length of each field over the live ids (or the subset's); 1 for a field empty everywhere. */
-  averages: number[];
-  /** The average length of a whole item (all fields). */
-  averageLength: number;
-  /** Each distinct query term: its count in the query, idf, document frequency and frequency per field in the id. */
-  terms: { term: string; count: number; idf: number; df: number; tfs: number[] }[];
 }
 
 /** What `Bm25fIndex.rescore` may change without re-indexing: the postings keep raw frequencies per field. */
@@ -295,58 +285,20 @@ export class Bm25fIndex implements Lists {
     return explainLists(this.scorer, lists, slot, norms, (t) => this.dictionary.term(t));
   }
 
-  /**
-   * The scores `search` gives these ids for exact query terms (no typo expansion), in one pass over the query's
-   * lists: for the few candidates another engine found outside BM25's top list (the learned ranker).
-   */
+  /** The scores `search` gives these ids for exact query terms, no typo expansion (see `exactScores`). */
   exactScores(queryTerms: string[], ids: readonly string[], subset?: Bm25fSubset): number[] {
-    const lists = this.queryLists(queryTerms, false, subset);
-    const { store } = this;
-    const k1 = this.scorer.k1;
-    return ids.map((id) => {
-      const slot = this.items.slotOf.get(id);
-      if (slot === undefined || (subset && !subset.mask[slot])) return 0;
-      let score = 0;
-      for (const { term, pseudo, factor } of lists) {
-        const at = store.find(term, slot);
-        if (at < 0) continue;
-        const value = pseudo[at - store.start[term]];
-        if (value > 0) score += (factor * value) / (value + k1);
-      }
-      return score;
-    });
+    return exactScores(this, this.scorer.k1, this.queryLists(queryTerms, false, subset), ids, subset);
   }
 
-  /**
-   * The raw evidence of each id for exact query terms (no typo expansion): per distinct term, its count in the
-   * query, idf and frequency in each field, with the id's field lengths and the average lengths (of the subset when
-   * given). The learned ranker computes its own scorings (plain BM25, per-field BM25, coverage) from this without a
-   * second index. Empty `terms` for an unknown id.
-   */
+  /** Each id's raw evidence for exact query terms (see `termMatches`). */
   termMatches(queryTerms: string[], ids: readonly string[], subset?: Bm25fSubset): TermMatches[] {
-    const { items, store, scorer } = this;
-    const norms = subset ? scorer.norms(subset.size, subset.totalLengths) : scorer.norms(items.size, items.totalLengths);
-    const n = items.fields;
-    const live = subset ? subset.size : items.size;
-    // The query's lists and idfs once for all ids; then one binary search per id and term.
+    const live = subset ? subset.size : this.items.size;
     const terms = [...countTerms(queryTerms)].map(([term, count]) => {
       const t = this.liveTerm(term);
-      const df = t === undefined ? 0 : subset ? this.inSubset(t, subset).df : store.count[t];
+      const df = t === undefined ? 0 : subset ? this.inSubset(t, subset).df : this.store.count[t];
       return { term, count, df, idf: idfOf(live, df), t };
     });
-    return ids.map((id) => {
-      const slot = items.slotOf.get(id);
-      const out: TermMatches = { lengths: [], averages: norms.avg, averageLength: norms.avgTotal, terms: [] };
-      if (slot === undefined || (subset && !subset.mask[slot])) return out;
-      for (let f = 0; f < n; f++) out.lengths.push(items.length(slot, f));
-      for (const { term, count, df, idf, t } of terms) {
-        const tfs = new Array<number>(n).fill(0);
-        const at = t === undefined ? -1 : store.find(t, slot);
-        if (at >= 0) for (let f = 0; f < n; f++) tfs[f] = scorer.packing.get(store.tfs[at], f);
-        out.terms.push({ term, count, idf, df, tfs });
-      }
-      return out;
-    });
+    return termMatches(this, this.scorer, terms, ids, subset);
   }
 
   /** The lists a query reads, with what each adds at most per id. */
