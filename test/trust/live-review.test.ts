@@ -243,6 +243,13 @@ describe("live review: toolsearch mcp review --collection on PostgreSQL reaches 
     writeFileSync(toolsFile, JSON.stringify([ECHO]));
     assert.equal((await put("1")).statusCode, 201);
     await until("the first listing is pinned", async () => (await first.store.listPins("collection:math")).length > 0);
+    // The second replica's upstream must have read the first definition too before the file changes: one started
+    // later would see the second definition first and, finding no pin yet, pin it (the last pin written wins).
+    const warm = await openSession(`${second.base}/mcp/math`, auth, "live-review-pg-warm", clients);
+    await until("the second replica's upstream answers with the first definition", async () => {
+      const call = await warm.client.callTool({ name: "math__echo", arguments: { text: "hi" } }).catch(() => undefined);
+      return call !== undefined && !call.isError;
+    });
     writeFileSync(toolsFile, JSON.stringify([ECHO_V2]));
     assert.equal((await put("2")).statusCode, 200);
     await until("the changed definition is held", async () => (await heldOn(first)).length > 0);
