@@ -9,7 +9,13 @@
  *   npm run bench:soak -- --minutes 10            # table per minute and a summary
  *   npm run bench:soak -- --minutes 2 --json      # one JSON object
  *
- * Options: --minutes N (10), --concurrency N calls in flight at once on one session (4).
+ * Options: --minutes N (10), --concurrency N calls in flight at once on one session (4), --gateway-flag F (repeatable)
+ * a Node flag for the gateway only (e.g. `--gateway-flag=--max-semi-space-size=1`). Environment variables such as
+ * MALLOC_ARENA_MAX reach all three processes (the bench, server-everything and the gateway).
+ *
+ * RSS is reported for each process apart: the gateway (what the soak is about), the upstream server-everything and the
+ * bench client itself, and the gateway's RSS after the minute's full collection is split into V8's heap (heap total),
+ * external memory V8 knows of, and the rest ("native": code, stacks, malloc's arenas and the free memory they keep).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -31,6 +37,7 @@ const { values } = parseArgs({
   options: {
     minutes: { type: "string", default: "10" },
     concurrency: { type: "string", default: "4" },
+    "gateway-flag": { type: "string", multiple: true, default: [] },
     json: { type: "boolean", default: false },
   },
 });
@@ -48,6 +55,11 @@ interface Minute {
   heap_total_mb: number;
   heap_after_gc_mb: number;
   rss_after_gc_mb: number;
+  heap_total_after_gc_mb: number;
+  external_after_gc_mb: number;
+  native_after_gc_mb: number;
+  upstream_rss_mb: number;
+  bench_rss_mb: number;
   listeners_max: number;
   warnings: number;
 }
@@ -64,7 +76,7 @@ async function main(): Promise<void> {
     const probeFile = join(dir, "probe.json");
     const gateway = spawn(
       process.execPath,
-      ["--expose-gc", "--import", PROBE, "--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "mcp", "--config", join(dir, "mcp.json"), "--store", join(dir, "store.sqlite"), "--http", "0"],
+      ["--expose-gc", ...(values["gateway-flag"] ?? []), "--import", PROBE, "--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "mcp", "--config", join(dir, "mcp.json"), "--store", join(dir, "store.sqlite"), "--http", "0"],
       { cwd: ROOT, env: { ...process.env, TOOLSEARCH_PROBE_FILE: probeFile }, stdio: ["ignore", "ignore", "pipe"] },
     );
     children.push(gateway);
@@ -108,6 +120,11 @@ async function main(): Promise<void> {
         heap_total_mb: mb(readProbe(probeFile).heapTotal),
         heap_after_gc_mb: mb(readProbe(probeFile).afterGc.heapUsed),
         rss_after_gc_mb: mb(readProbe(probeFile).afterGc.rss),
+        heap_total_after_gc_mb: mb(readProbe(probeFile).afterGc.heapTotal),
+        external_after_gc_mb: mb(readProbe(probeFile).afterGc.external),
+        native_after_gc_mb: mb(nativeBytes(readProbe(probeFile).afterGc)),
+        upstream_rss_mb: rssMb(everything.pid!),
+        bench_rss_mb: mb(process.memoryUsage.rss()),
         listeners_max: listenersMax,
         warnings: warnings - warningsBefore,
       });
@@ -130,13 +147,15 @@ async function main(): Promise<void> {
       calls: rows.reduce((sum, r) => sum + r.calls, 0),
       rss_start_mb: rssStart,
       rss_end_mb: rows.at(-1)?.rss_mb ?? rssMb(gateway.pid!),
+      gateway_flags: values["gateway-flag"],
+      malloc_arena_max: process.env.MALLOC_ARENA_MAX ?? null,
       listeners_max: Math.max(readProbe(probeFile).most, ...rows.map((r) => r.listeners_max)),
       warnings,
       per_minute: rows,
     };
     if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     else {
-      process.stdout.write(`${table(["minute", "calls", "errors", "p50 ms", "p99 ms", "RSS MB", "heap used MB", "heap total MB", "heap after GC MB", "RSS after GC MB", "listeners max", "warnings"], rows.map((r) => [r.minute, r.calls, r.errors, r.p50_ms, r.p99_ms, r.rss_mb, r.heap_used_mb, r.heap_total_mb, r.heap_after_gc_mb, r.rss_after_gc_mb, r.listeners_max, r.warnings].map(String))).join("\n")}\n`);
+      process.stdout.write(`${table(["minute", "calls", "errors", "p50 ms", "p99 ms", "RSS MB", "heap used MB", "heap total MB", "heap after GC MB", "RSS after GC MB", "heap total after GC MB", "external after GC MB", "native after GC MB", "upstream RSS MB", "bench RSS MB", "listeners max", "warnings"], rows.map((r) => [r.minute, r.calls, r.errors, r.p50_ms, r.p99_ms, r.rss_mb, r.heap_used_mb, r.heap_total_mb, r.heap_after_gc_mb, r.rss_after_gc_mb, r.heap_total_after_gc_mb, r.external_after_gc_mb, r.native_after_gc_mb, r.upstream_rss_mb, r.bench_rss_mb, r.listeners_max, r.warnings].map(String))).join("\n")}\n`);
       process.stdout.write(`calls ${summary.calls}; RSS ${summary.rss_start_mb} -> ${summary.rss_end_mb} MB; listeners max ${summary.listeners_max}; warnings ${summary.warnings}\n`);
     }
   } finally {
@@ -150,14 +169,19 @@ interface Probe {
   recent: number;
   heapUsed: number;
   heapTotal: number;
-  afterGc: { heapUsed: number; rss: number };
+  afterGc: { heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; rss: number };
+}
+
+/** RSS that is neither V8's heap nor external memory V8 accounts for: code, stacks, and what malloc keeps. */
+function nativeBytes(usage: Probe["afterGc"]): number {
+  return Math.max(0, usage.rss - usage.heapTotal - usage.external);
 }
 
 function readProbe(file: string): Probe {
   try {
     return JSON.parse(readFileSync(file, "utf8")) as Probe;
   } catch {
-    return { most: 0, recent: 0, heapUsed: 0, heapTotal: 0, afterGc: { heapUsed: 0, rss: 0 } };
+    return { most: 0, recent: 0, heapUsed: 0, heapTotal: 0, afterGc: { heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, rss: 0 } };
   }
 }
 

@@ -29,12 +29,14 @@ if (file) {
   };
   // Once a minute, with --expose-gc: a full collection first, so that `afterGc` is what is really retained (the
   // figure that shows creep; RSS and heapUsed between collections swing with the collector's rhythm).
-  let afterGc = { heapUsed: 0, rss: 0 };
+  // Every part of process.memoryUsage() is kept so that RSS can be split: V8's heap (heapTotal), memory outside it
+  // that V8 knows of (external, arrayBuffers among it), and the rest (native code, malloc's arenas and what they keep).
+  let afterGc = { heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, rss: 0 };
   if (typeof globalThis.gc === "function") {
     setInterval(() => {
       globalThis.gc();
-      const { heapUsed, rss } = process.memoryUsage();
-      afterGc = { heapUsed, rss };
+      const { heapUsed, heapTotal, external, arrayBuffers, rss } = process.memoryUsage();
+      afterGc = { heapUsed, heapTotal, external, arrayBuffers, rss };
     }, 60_000).unref();
   }
   setInterval(() => {
