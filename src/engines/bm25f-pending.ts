@@ -5,7 +5,7 @@
  * counted in place.
  */
 
-import type { FieldPacking } from "./bm25f-postings.js";
+import { type FieldPacking, grown } from "./bm25f-postings.js";
 
 /** Above this many entries, pending buffers are a bulk's, dropped once flushed. */
 const SMALL_PENDING = 4096;
@@ -69,14 +69,10 @@ export class PendingPostings {
 
   push(term: number, slot: number, tf: number): void {
     if (this.size === this.terms.length) {
-      const grow = (old: Int32Array) => {
-        const next = new Int32Array(2 * old.length);
-        next.set(old);
-        return next;
-      };
-      this.terms = grow(this.terms);
-      this.slots = grow(this.slots);
-      this.tfs = grow(this.tfs);
+      const capacity = 2 * this.terms.length;
+      this.terms = grown(this.terms, capacity);
+      this.slots = grown(this.slots, capacity);
+      this.tfs = grown(this.tfs, capacity);
     }
     this.terms[this.size] = term;
     this.slots[this.size] = slot;

@@ -202,17 +202,16 @@ export interface TermContribution {
  * across fields).
  */
 export function explainLists(scorer: Scorer, lists: QueryList[], slot: number, norms: ReturnType<Scorer["norms"]>, termOf: (t: number) => string): TermContribution[] {
-  const { slots, tfs, start, count } = scorer.lists.store;
+  const { store } = scorer.lists;
   const out: TermContribution[] = [];
   for (const list of lists) {
-    const from = start[list.term];
-    const at = lowerBound(slots, from, from + count[list.term], slot);
-    if (at === from + count[list.term] || slots[at] !== slot) continue;
-    const pseudo = list.pseudo[at - from];
+    const at = store.find(list.term, slot);
+    if (at < 0) continue;
+    const pseudo = list.pseudo[at - store.start[list.term]];
     const total = pseudo > 0 ? (list.factor * pseudo) / (pseudo + scorer.k1) : 0;
     const match = { term: termOf(list.term), queryTerm: list.queryTerm, ...(list.distance === undefined ? {} : { distance: list.distance }) };
     scorer.fields.forEach((field, f) => {
-      const tf = scorer.packing.get(tfs[at], f);
+      const tf = scorer.packing.get(store.tfs[at], f);
       if (tf === 0) return;
       const part = (field.weight * tf) / scorer.lengthNorm(norms, slot, f);
       out.push({ ...match, field: field.name, contribution: pseudo > 0 ? (total * part) / pseudo : 0 });
