@@ -301,15 +301,15 @@ export function identityRequest(text: string): Detection | undefined {
 // Chat turn markers.
 
 const ROLE = "(system|user|assistant|human|ai|developer|instructions?|system\\s+prompt|system\\s+message|system\\s+notice|model)";
+/** Global (for `matchAll`, which copies the pattern, so no `lastIndex` is shared between calls). */
 const ROLE_MARKERS: RegExp[] = [
   // "SYSTEM: …", "### SYSTEM:", "#### System", "=== SYSTEM ===", "**System:**", "(system):" at the start of a line.
-  new RegExp(`(^|\\n)[ \\t]*(#{1,6}[ \\t]*|={2,}[ \\t]*|\\*\\*|\\()?${ROLE}[ \\t]*(\\*\\*|\\))?[ \\t]*(:|={2,}|(?=\\n)|$)`, "i"),
+  new RegExp(`(^|\\n)[ \\t]*(#{1,6}[ \\t]*|={2,}[ \\t]*|\\*\\*|\\()?${ROLE}[ \\t]*(\\*\\*|\\))?[ \\t]*(:|={2,}|(?=\\n)|$)`, "gi"),
   // "### Instruction: …" inside a line.
-  new RegExp(`#{2,6}[ \\t]*${ROLE}\\b[ \\t]*:?`, "i"),
+  new RegExp(`#{2,6}[ \\t]*${ROLE}\\b[ \\t]*:?`, "gi"),
   // "[system]", "[SYSTEM NOTICE]", "[user]", "[/user]", "[Assistant]", "{{system}}"
-  new RegExp(`\\[[ \\t]*\\/?[ \\t]*${ROLE}([ \\t]+(notice|message|note|override|update))?[ \\t]*\\]|\\{\\{[ \\t]*\\/?${ROLE}[ \\t]*\\}\\}`, "i"),
+  new RegExp(`\\[[ \\t]*\\/?[ \\t]*${ROLE}([ \\t]+(notice|message|note|override|update))?[ \\t]*\\]|\\{\\{[ \\t]*\\/?${ROLE}[ \\t]*\\}\\}`, "gi"),
 ];
-const ROLE_MARKERS_GLOBAL = ROLE_MARKERS.map((re) => new RegExp(re.source, "gi"));
 /** Most markers of one kind whose turns are read. */
 const MAX_MARKERS = 50;
 /** What a fake turn says: orders, consent the user never gave, or the model's voice agreeing to something. */
@@ -317,7 +317,7 @@ const TURN_CUE = new RegExp(`\\b(you|your|please|must|shall|should|always|never|
 
 /** A chat turn marker (`SYSTEM:`, `[system]`, `USER:`, `### Assistant`) that opens a turn giving orders. */
 export function roleMarker(text: string): Detection | undefined {
-  for (const re of ROLE_MARKERS_GLOBAL) {
+  for (const re of ROLE_MARKERS) {
     let seen = 0;
     for (const m of text.matchAll(re)) {
       // A text of thousands of markers is a log, not a fake turn: the first ones tell.
@@ -353,11 +353,14 @@ function htmlComments(text: string): string[] {
   return out;
 }
 
+/** Tag characters in emoji flag sequences (🏴 + tags + cancel tag) are legitimate; everything else is hidden text. */
+export const EMOJI_TAG_SEQUENCE = /\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu;
+
 /** Unicode tag characters (U+E0000–U+E007F) outside emoji flag sequences, decoded to the ASCII text they spell. */
 export function tagText(text: string): string | undefined {
   // Every tag character is written with the high surrogate U+DB40: text without one has none (a fast first look).
   if (!text.includes("\uDB40")) return undefined;
-  const stripped = text.replace(/\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu, "");
+  const stripped = text.replace(EMOJI_TAG_SEQUENCE, "");
   const tags = stripped.match(/[\u{E0000}-\u{E007F}]+/gu);
   if (!tags) return undefined;
   return tags.map((run) => [...run].map((c) => String.fromCharCode(c.codePointAt(0)! - 0xe0000)).join("")).join(" ");

@@ -161,9 +161,14 @@ export function screenResourceContents(result: ReadResourceResult): ScreenFlag[]
   return screenTexts(result.contents.flatMap((c) => ("text" in c && typeof c.text === "string" ? [{ text: c.text, detectors: DETECTORS }] : [])));
 }
 
+/** The rules that flagged something, each once (what a withheld answer names in place of the payload). */
+export function flagRules(flags: ScreenFlag[]): string[] {
+  return [...new Set(flags.map((f) => f.rule))];
+}
+
 /** What the model is told in place of a withheld result, prompt or resource: the rules, never the payload. */
 export function blockedMessage(what: string, flags: ScreenFlag[]): string {
-  const rules = [...new Set(flags.map((f) => f.rule))];
+  const rules = flagRules(flags);
   return `result_blocked: ${what} was withheld because it holds text aimed at the model (${rules.join(", ")}). Treat the request as failed; the gateway's operator can read the flags in the audit log.`;
 }
 
@@ -180,8 +185,7 @@ export function withFlags<T extends { _meta?: Record<string, unknown> }>(result:
 export function applyScreen(result: CallToolResult, flags: ScreenFlag[], mode: ScreenMode, tool: string): CallToolResult {
   if (!flags.length || mode === "off") return result;
   if (mode === "warn") return withFlags(result, flags);
-  const rules = [...new Set(flags.map((f) => f.rule))];
-  return { content: [{ type: "text", text: blockedMessage(`the result of ${tool}`, flags) }], isError: true, _meta: { [SCREEN_META_KEY]: { blocked: true, rules } } };
+  return { content: [{ type: "text", text: blockedMessage(`the result of ${tool}`, flags) }], isError: true, _meta: { [SCREEN_META_KEY]: { blocked: true, rules: flagRules(flags) } } };
 }
 
 /** Screens a result under a mode: the result to return, and what screening did (undefined when nothing was flagged). */

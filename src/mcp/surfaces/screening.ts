@@ -6,7 +6,7 @@
  */
 import type { GatewayOptions } from "../gateway.js";
 import { ErrorCode, McpError } from "../sdk.js";
-import { blockedMessage, SCREEN_META_KEY, type ScreenFlag, type ScreenMode, withFlags } from "../../trust/screen.js";
+import { blockedMessage, flagRules, SCREEN_META_KEY, type ScreenFlag, type ScreenMode, withFlags } from "../../trust/screen.js";
 
 /** Whose screening modes these are: the gateway's `--screen-results` and each server's `"screenResults"`. */
 export type ScreenSettings = Pick<GatewayOptions, "config" | "screenResults">;
@@ -25,5 +25,5 @@ export function screenRelayed<T extends { _meta?: Record<string, unknown> }>(res
   const flags = screen(result);
   if (!flags.length) return result;
   if (mode === "warn") return withFlags(result, flags);
-  throw new McpError(ErrorCode.InternalError, blockedMessage(what, flags), { [SCREEN_META_KEY]: { blocked: true, rules: [...new Set(flags.map((f) => f.rule))] } });
+  throw new McpError(ErrorCode.InternalError, blockedMessage(what, flags), { [SCREEN_META_KEY]: { blocked: true, rules: flagRules(flags) } });
 }
