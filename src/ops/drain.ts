@@ -19,6 +19,7 @@
 import { constants } from "node:os";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { within } from "../server/readiness.js";
 
 export const DEFAULT_DRAIN_SECONDS = 5;
 export const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
@@ -144,12 +145,7 @@ function isStandingStream(request: FastifyRequest): boolean {
 }
 
 async function finishes(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms), false)))]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return (await within(promise.then(() => true), Math.max(0, ms))) === true;
 }
 
 function sleep(ms: number): Promise<void> {

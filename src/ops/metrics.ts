@@ -7,6 +7,7 @@
  */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { within } from "../server/readiness.js";
 import type { Change, Unsubscribe } from "../store/types.js";
 import { upstreamCalls, type UpstreamCallMessage } from "./upstream-calls.js";
 
@@ -124,13 +125,14 @@ class ReplicaLag {
   }
 
   async changes(): Promise<number> {
-    let head: number;
+    let answer: number | "timeout";
     try {
-      head = await within(this.source.store.latestSeq(), 1000);
+      answer = await within(this.source.store.latestSeq(), 1000);
     } catch {
-      // The store is away: what is known is all there is to say.
-      head = this.pending.at(-1)?.[0] ?? this.source.appliedSeq;
+      answer = "timeout";
     }
+    // The store is away: what is known is all there is to say.
+    const head = answer === "timeout" ? (this.pending.at(-1)?.[0] ?? this.source.appliedSeq) : answer;
     this.known(head);
     return Math.max(0, head - this.source.appliedSeq);
   }
@@ -143,15 +145,6 @@ class ReplicaLag {
 
   close(): void {
     this.stop();
-  }
-}
-
-async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("timeout")), ms)))]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -31,7 +31,6 @@ export function requestIdOf(request: Pick<IncomingMessage, "headers">): string {
   return randomUUID();
 }
 
-
 /** Adds `"request_id"` to an error body as fastify serialized it (`{"error":{…}}`), leaving any other body as it is. */
 export function withRequestId(payload: string, id: string): string {
   return payload.startsWith('{"error":{') ? `{"error":{"request_id":${JSON.stringify(id)},${payload.slice(10)}` : payload;

@@ -27,22 +27,25 @@ export const tracingPlugin = fp(async (app: FastifyInstance) => {
     }, parent);
     spans.set(request, { span, context: trace.setSpan(parent, span) });
   });
-  const end = (request: FastifyRequest, reply: FastifyReply) => {
-    const traced = spans.get(request);
-    if (!traced) return;
+  /** The request's span, forgotten: it is about to end. */
+  const take = (request: FastifyRequest): Span | undefined => {
+    const span = spans.get(request)?.span;
     spans.delete(request);
-    traced.span.setAttribute("http.response.status_code", reply.statusCode);
-    if (reply.statusCode >= 500) traced.span.setStatus({ code: SpanStatusCode.ERROR });
-    traced.span.end();
+    return span;
   };
-  app.addHook("onResponse", async (request, reply) => end(request, reply));
+  app.addHook("onResponse", async (request, reply) => {
+    const span = take(request);
+    if (!span) return;
+    span.setAttribute("http.response.status_code", reply.statusCode);
+    if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
   // The client went away before an answer: no onResponse follows, so the span ends here.
   app.addHook("onRequestAbort", async (request) => {
-    const traced = spans.get(request);
-    if (!traced) return;
-    spans.delete(request);
-    traced.span.setAttribute("toolsearch.aborted", true);
-    traced.span.end();
+    const span = take(request);
+    if (!span) return;
+    span.setAttribute("toolsearch.aborted", true);
+    span.end();
   });
   app.addHook("onRoute", (route: RouteOptions) => {
     const handler = route.handler;

@@ -154,40 +154,51 @@ export function withTraceContext(base: FetchLike = (url, init) => fetch(url, ini
  * Only methods that return a promise are wrapped.
  */
 export function tracedStore<T extends object>(store: T, system: string): T {
+  type Method = (...args: unknown[]) => unknown;
+  // One wrapper per method, made on its first use rather than on every call.
+  const wrappers = new Map<string, { method: Method; wrapper: Method }>();
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof value !== "function" || typeof property !== "string") return value;
-      return function (this: unknown, ...args: unknown[]) {
-        if (!trace.getSpan(context.active())?.isRecording()) return (value as (...a: unknown[]) => unknown).apply(target, args);
-        return tracer().startActiveSpan(`store.${property}`, { kind: SpanKind.CLIENT, attributes: { "db.system.name": system, "db.operation.name": property } }, (span) => {
-          let result: unknown;
-          try {
-            result = (value as (...a: unknown[]) => unknown).apply(target, args);
-          } catch (error) {
-            span.setStatus({ code: SpanStatusCode.ERROR });
-            span.end();
-            throw error;
-          }
-          if (!(result instanceof Promise)) {
-            span.end();
-            return result;
-          }
-          return result.then(
-            (resolved) => {
-              span.end();
-              return resolved;
-            },
-            (error: unknown) => {
-              span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-              span.end();
-              throw error;
-            },
-          );
-        });
-      };
+      const known = wrappers.get(property);
+      if (known?.method === value) return known.wrapper;
+      const wrapper = traced(target, property, value as Method);
+      wrappers.set(property, { method: value as Method, wrapper });
+      return wrapper;
     },
   });
+
+  function traced(target: T, property: string, method: Method): Method {
+    return function (this: unknown, ...args: unknown[]) {
+      if (!trace.getSpan(context.active())?.isRecording()) return method.apply(target, args);
+      return tracer().startActiveSpan(`store.${property}`, { kind: SpanKind.CLIENT, attributes: { "db.system.name": system, "db.operation.name": property } }, (span) => {
+        let result: unknown;
+        try {
+          result = method.apply(target, args);
+        } catch (error) {
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+          throw error;
+        }
+        if (!(result instanceof Promise)) {
+          span.end();
+          return result;
+        }
+        return result.then(
+          (resolved) => {
+            span.end();
+            return resolved;
+          },
+          (error: unknown) => {
+            span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+            span.end();
+            throw error;
+          },
+        );
+      });
+    };
+  }
 }
 
 export { SpanKind };

@@ -40,7 +40,7 @@ export type Readiness =
   | { ready: false; code: ErrorCode; message: string };
 
 /** `promise`, or "timeout" after `ms`; the timer is cleared either way. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | "timeout"> {
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T | "timeout"> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([promise, new Promise<"timeout">((resolve) => (timer = setTimeout(resolve, ms, "timeout")))]);

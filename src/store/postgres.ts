@@ -624,8 +624,7 @@ export class PostgresStore implements Store {
     if (entries.length === 0) return;
     // One multi-row INSERT: a single statement is atomic without a transaction.
     const values = entries.flatMap(auditColumns);
-    const width = AUDIT_COLUMNS;
-    const rows = entries.map((_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(", ")})`);
+    const rows = entries.map((_, r) => `(${Array.from({ length: AUDIT_COLUMNS }, (_, c) => `$${r * AUDIT_COLUMNS + c + 1}`).join(", ")})`);
     await this.read(`INSERT INTO ${this.s}.audit (at, who, action, collection, target, outcome, duration_ms, argument_bytes, arguments, screen, request_id) VALUES ${rows.join(", ")}`, values);
   }
 

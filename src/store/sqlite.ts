@@ -101,10 +101,10 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE audit ADD COLUMN request_id TEXT;`,
 ];
 
-/** Options of a `SqliteStore`. */
 /** Most changes one look for other processes' commits announces. */
 const WATCH_PAGE = 1000;
 
+/** Options of a `SqliteStore`. */
 export interface SqliteStoreOptions {
   /** How long a write waits for another process's lock before `store_unavailable` (default 5000 ms). */
   busyTimeoutMs?: number;
