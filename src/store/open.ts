@@ -13,9 +13,14 @@ export function toolsearchHome(env: NodeJS.ProcessEnv = process.env): string {
   return env.TOOLSEARCH_HOME || join(homedir(), ".toolsearch");
 }
 
-/** The default store: SQLite at `$TOOLSEARCH_HOME/store.sqlite`. */
+/**
+ * The store every command uses when neither `--store` nor `TOOLSEARCH_STORE`(`_FILE`) names one:
+ * `$TOOLSEARCH_DEFAULT_STORE`, else SQLite at `$TOOLSEARCH_HOME/store.sqlite`. The container image sets
+ * `TOOLSEARCH_DEFAULT_STORE=/data/toolsearch.sqlite`: a default, not a setting, so a store URL given in
+ * `TOOLSEARCH_STORE_FILE` (a mounted secret) replaces it instead of clashing with it as a second `TOOLSEARCH_STORE` would.
+ */
 export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(toolsearchHome(env), "store.sqlite");
+  return env.TOOLSEARCH_DEFAULT_STORE || join(toolsearchHome(env), "store.sqlite");
 }
 
 /** Whether a `--store` value names a PostgreSQL database rather than a file. */

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -154,6 +154,31 @@ test("the real CLI: keys create and keys list find the store through the environ
   const badFile = runCliWith(["keys", "list", "--json"], { ...env, TOOLSEARCH_STORE_FILE: join(dir, "nope") });
   assert.equal(badFile.code, 2);
   assert.deepEqual(JSON.parse(badFile.stderr), { error: { code: "invalid_option", message: `TOOLSEARCH_STORE_FILE names ${join(dir, "nope")}, which cannot be read (ENOENT)` } });
+});
+
+test("TOOLSEARCH_DEFAULT_STORE (the image's /data/toolsearch.sqlite) is every command's default; TOOLSEARCH_STORE_FILE and the flag replace it", () => {
+  const dir = tempDir();
+  const home = join(dir, "home");
+  const fallback = join(dir, "toolsearch.sqlite");
+  const env = { TOOLSEARCH_HOME: home, TOOLSEARCH_DEFAULT_STORE: fallback };
+  const created = runCliWith(["keys", "create", "--scope", "admin", "--json"], env);
+  assert.equal(created.code, 0, created.stderr);
+  const { id } = JSON.parse(created.stdout) as { id: string };
+  assert.ok(existsSync(fallback), "keys create wrote the default store");
+  assert.ok(!existsSync(join(home, "store.sqlite")), "not $TOOLSEARCH_HOME/store.sqlite");
+  const listed = (extra: Record<string, string>, args: string[] = []) => {
+    const result = runCliWith(["keys", "list", "--json", ...args], { ...env, ...extra });
+    assert.equal(result.code, 0, result.stderr);
+    return result.stdout;
+  };
+  assert.match(listed({}), new RegExp(id));
+  assert.ok(runCliWith(["keys", "list", "--help"], env).stdout.replace(/\s+/g, " ").includes(`(default ${fallback})`), "the help names it");
+  // A store URL or path from a mounted secret replaces the default: no "both set" clash, the other store is used.
+  const other = join(dir, "other.sqlite");
+  writeFileSync(join(dir, "store-path"), `${other}\n`);
+  assert.doesNotMatch(listed({ TOOLSEARCH_STORE_FILE: join(dir, "store-path") }), new RegExp(id));
+  assert.ok(existsSync(other));
+  assert.doesNotMatch(listed({}, ["--store", join(dir, "flag.sqlite")]), new RegExp(id));
 });
 
 test("an option added to serve later gets its environment form with no edit to the settings", async () => {

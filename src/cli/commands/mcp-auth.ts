@@ -39,7 +39,7 @@ export function registerMcpAuth(mcp: Command): void {
   const common = (command: Command) =>
     command
       .option("--config <file>", "the gateway configuration (default: $TOOLSEARCH_HOME/mcp.json)")
-      .option("--store <path|url>", "where tokens are kept, sealed (default: $TOOLSEARCH_HOME/store.sqlite)")
+      .option("--store <path|url>", "where tokens are kept, sealed (default: $TOOLSEARCH_DEFAULT_STORE, else $TOOLSEARCH_HOME/store.sqlite)")
       .option("--collection <name>", "a server of the service's mcp collection NAME (configuration and tokens in --store)");
   common(mcp.command("login <name>").description("authorize the gateway at a remote server that requires OAuth (tokens are kept in the store, encrypted)"))
     .option("--no-browser", "do not open a browser; follow the authorization redirects directly (for servers that consent without a person)")

@@ -30,7 +30,7 @@ export function registerMcpReview(mcp: Command): void {
     .description("list the upstream tool changes the gateway holds for review, with a diff; approve or reject them")
     .option("--approve <name...>", "serve these held definitions from now on (namespaced names, e.g. math__add)")
     .option("--reject <name...>", "drop these held definitions; the pinned ones keep being served")
-    .option("--store <path>", "the gateway's store (default: $TOOLSEARCH_HOME/store.sqlite)")
+    .option("--store <path>", "the gateway's store (default: $TOOLSEARCH_DEFAULT_STORE, else $TOOLSEARCH_HOME/store.sqlite)")
     .option("--collection <name>", "review the service's mcp collection NAME (in --store) instead of toolsearch mcp's servers")
     .option("--json", "print {held:[…], approved, rejected} as JSON")
     .action(async (_flags: ReviewFlags, command: Command) => {

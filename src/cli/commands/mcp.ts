@@ -63,7 +63,7 @@ export function registerMcp(program: Command): void {
     .option("--expose-found", "add the upstream tools that searches find to the gateway's own tool list")
     .option("--call-timeout <ms>", "most time an upstream tool call may take", parseInteger("--call-timeout", 1, 3_600_000), 60_000)
     .option("--restart-delay <ms>", "first restart delay of a failed upstream (doubles up to 60 s)", parseInteger("--restart-delay", 1, 600_000), 1_000)
-    .option("--store <path>", "where manifests (each upstream's tools) and usage events are kept (default with --config: $TOOLSEARCH_HOME/store.sqlite)")
+    .option("--store <path>", "where manifests (each upstream's tools) and usage events are kept (default with --config: $TOOLSEARCH_DEFAULT_STORE, else $TOOLSEARCH_HOME/store.sqlite)")
     .option("--no-usage", "do not record the sessions' searches, loads and calls in the store (SPEC §17)")
     .option("--no-learning", "record usage, but leave the learned signal out of the gateway's searches")
     .option("--eager", "start every upstream at launch instead of on its first call")

@@ -81,7 +81,7 @@ export function registerServe(program: Command): void {
   program
     .command("serve")
     .description("run the search service: collections of tools, documents and MCP servers over HTTP and MCP, kept in a store")
-    .option("--store <path|url>", "SQLite file or postgres:// URL (default: store.sqlite in $TOOLSEARCH_HOME, else ~/.toolsearch)")
+    .option("--store <path|url>", "SQLite file or postgres:// URL (default: $TOOLSEARCH_DEFAULT_STORE, else store.sqlite in $TOOLSEARCH_HOME, else ~/.toolsearch)")
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--port <n>", "TCP port; 0 picks a free one", parseInteger("--port", 0, 65535), 8080)
     .option("-c, --catalog <file>", "serve a tool catalog as a collection named after the file (repeatable)", collect, [])
