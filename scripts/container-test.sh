@@ -2,8 +2,8 @@
 # Container check (SPEC §18): builds the image from the Containerfile with podman and checks, against running
 # containers, what the image promises:
 #   - the image is at most 350 MB; it runs as uid 10001, not root; its root filesystem can be read-only (no tmpfs);
-#   - `keys create` on a volume makes the key the service on that volume accepts; /readyz answers 200 and the
-#     HEALTHCHECK (no curl: Node's fetch) passes;
+#   - `keys create` on a volume makes the key the service on that volume accepts, both in the default store
+#     /data/toolsearch.sqlite; /readyz answers 200 and the HEALTHCHECK (no curl: Node's fetch) passes;
 #   - a write (PUT a collection over REST) and a search; a restart on the same volume keeps the data (SIGTERM: exit 0);
 #   - two containers on one PostgreSQL (a throwaway PostgreSQL 15 on the host, as the store tests start one), its URL
 #     from a mounted secret file (TOOLSEARCH_STORE_FILE), see each other's writes; the password never reaches a log;
@@ -165,6 +165,10 @@ uid=$("${podman[@]}" exec "$run_id-one" sh -c 'awk "/^Uid:/{print \$2}" /proc/1/
 [ "$uid" = 10001 ] || fail "the service runs as uid $uid, not 10001"
 "${podman[@]}" exec "$run_id-one" sh -c 'touch /opt/toolsearch/x' 2>/dev/null && fail "the root filesystem is writable"
 ok "runs as uid 10001; the root filesystem is read-only"
+# The key came from a one-off `keys create` with no store named: both used the image's default store on the volume.
+stores="$("${podman[@]}" exec "$run_id-one" sh -c 'cd /data && ls -1 *.sqlite' | tr '\n' ' ')"
+[ "$stores" = "toolsearch.sqlite " ] || fail "the stores on the volume are '$stores', not toolsearch.sqlite alone"
+ok "keys create and serve share the default store /data/toolsearch.sqlite on the volume"
 "${podman[@]}" healthcheck run "$run_id-one" >/dev/null 2>&1 || fail "the HEALTHCHECK failed on a ready service"
 ok "HEALTHCHECK passes (Node's fetch of /readyz)"
 
