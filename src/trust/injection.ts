@@ -366,6 +366,16 @@ export function tagText(text: string): string | undefined {
   return tags.map((run) => [...run].map((c) => String.fromCharCode(c.codePointAt(0)! - 0xe0000)).join("")).join(" ");
 }
 
+/**
+ * The ASCII text that tag characters spell, when they spell any (two visible characters or more). Such tag
+ * characters are `hidden-carrier`'s finding; a stray tag character that spells nothing is left to the lint's
+ * `invisible-unicode`, so that one problem gets one finding.
+ */
+export function spelledTagText(text: string): string | undefined {
+  const tags = tagText(text);
+  return tags !== undefined && tags.replace(/[^\x21-\x7E]/g, "").length >= 2 ? tags : undefined;
+}
+
 const BASE64 = /(?<![\w+/=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![\w+/=-])/g;
 
 /** Text hidden in base64 blobs: decoded, kept when it reads as words (a JWT or an image does not). */
@@ -403,8 +413,8 @@ export function hiddenCarrier(text: string): Detection | undefined {
   for (const m of text.matchAll(MARKDOWN_COMMENT)) {
     if (carriesOrder(m[1])) return { match: m[0], what: "a comment that carries an order" };
   }
-  const tags = tagText(text);
-  if (tags !== undefined && tags.replace(/[^\x21-\x7E]/g, "").length >= 2) return { match: tags, what: "text in invisible Unicode tag characters" };
+  const tags = spelledTagText(text);
+  if (tags !== undefined) return { match: tags, what: "text in invisible Unicode tag characters" };
   for (const decoded of base64Texts(text)) {
     if (carriesOrder(decoded)) return { match: decoded, what: "base64 text that carries an order" };
   }

@@ -5,7 +5,7 @@
  * gateway holds a tool that trips an error-level rule here, so these rules aim for precision: a description that
  * mentions files, keys or a documentation URL is not poisoning; an order to the model to move such things is.
  */
-import { addressedToModel, crossToolOrder, type Detection, EMOJI_TAG_SEQUENCE, hiddenBlock, hiddenCarrier, identityRequest, modelDirective, ordersTheModel, roleMarker, secretRequest, selfPromotion, sentences } from "../../trust/injection.js";
+import { addressedToModel, crossToolOrder, type Detection, EMOJI_TAG_SEQUENCE, hiddenBlock, hiddenCarrier, identityRequest, modelDirective, ordersTheModel, roleMarker, secretRequest, selfPromotion, sentences, spelledTagText } from "../../trust/injection.js";
 import type { LintRule, LintTool } from "../types.js";
 
 /** One piece of text of a tool's definition, with where it was found (for the message). */
@@ -163,12 +163,15 @@ export const poisonSendTo: LintRule = {
 
 /**
  * Characters a reader does not see: zero-width spaces and joiners, bidirectional overrides and isolates, Unicode tag
- * characters (which can spell a whole hidden ASCII text), word joiners and invisible operators.
+ * characters, word joiners and invisible operators.
  */
 const INVISIBLE = /[\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\u206A-\u206F\u180E\u115F\u1160\u3164\uFFA0]|\u200D(?!\p{Extended_Pictographic})|(?<!^)\uFEFF|[\u{E0000}-\u{E007F}]/u;
+const TAG_CHARACTERS = /[\u{E0000}-\u{E007F}]/gu;
 
 function invisibleIn(text: string): string | undefined {
-  const m = INVISIBLE.exec(text.replace(EMOJI_TAG_SEQUENCE, ""));
+  // Tag characters that spell a text are hidden-carrier's finding (it quotes the text); only a stray one is ours.
+  const own = spelledTagText(text) === undefined ? text.replace(EMOJI_TAG_SEQUENCE, "") : text.replace(TAG_CHARACTERS, "");
+  const m = INVISIBLE.exec(own);
   if (!m) return undefined;
   return `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
 }
