@@ -6,6 +6,7 @@
  * mentions files, keys or a documentation URL is not poisoning; an order to the model to move such things is.
  */
 import { addressedToModel, crossToolOrder, type Detection, EMOJI_TAG_SEQUENCE, hiddenBlock, hiddenCarrier, identityRequest, modelDirective, ordersTheModel, roleMarker, secretRequest, selfPromotion, sentences, spelledTagText } from "../../trust/injection.js";
+import { SECRET_FILE } from "../../trust/secret-files.js";
 import type { LintRule, LintTool } from "../types.js";
 
 /** One piece of text of a tool's definition, with where it was found (for the message). */
@@ -69,8 +70,9 @@ function quote(text: string): string {
 }
 
 
-/** Where secrets live: key files, credential stores, agent configs, environment files. */
-const SECRET_SOURCE = /(~|\$HOME|%USERPROFILE%)?\/?\.ssh\/[\w.-]*|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\/etc\/(passwd|shadow)\b|\.git-credentials|\.netrc\b|\.npmrc\b|\.pgpass\b|\.kube\/config|\.docker\/config\.json|\bmcp\.json\b|claude_desktop_config\.json|\.cursor\/|(^|[\s`'"(])\.env\b|\bwallet\.dat\b|\bkeychain\b|\b(conversation|chat|message)\s+history\b|\b(entire|full|whole|complete|previous|prior|earlier)\s+(conversation|chat|dialog(ue)?|transcript|messages|context)\b|\bsystem\s+prompt\b|\b(all|every|any)\s+(of\s+the\s+)?(user'?s?\s+)?(environment\s+variables|api\s+keys|secrets|credentials|passwords|tokens|private\s+keys)\b|\b(private|ssh|secret)\s+keys?\s+(file|contents?)\b/i;
+/** Things the model must not move into a call: the secret files (one list, src/trust/secret-files.ts) and the conversation. */
+const CONVERSATION_OR_ALL_SECRETS = /\b(conversation|chat|message)\s+history\b|\b(entire|full|whole|complete|previous|prior|earlier)\s+(conversation|chat|dialog(ue)?|transcript|messages|context)\b|\bsystem\s+prompt\b|\b(all|every|any)\s+(of\s+the\s+)?(user'?s?\s+)?(environment\s+variables|api\s+keys|secrets|credentials|passwords|tokens|private\s+keys)\b|\b(private|ssh|secret)\s+keys?\s+(file|contents?)\b/;
+const SECRET_SOURCE = new RegExp(`${SECRET_FILE.source}|${CONVERSATION_OR_ALL_SECRETS.source}`, "i");
 /** Moving data into a parameter or somewhere else. */
 const INTO_PARAMETER = /\b(pass|put|place|include|insert|add|append|embed|attach|provide|supply|send|copy|paste|fill|set)\b[^.;\n]{0,80}?\b(as|in|into|inside|within|to)\s+(the\s+)?[`'"]?[\w-]+[`'"]?\s*(parameter|param|argument|arg|field|property|input)\b|\b(as|in|into|inside)\s+(the\s+)?[`'"][\w-]+[`'"]/i;
 
