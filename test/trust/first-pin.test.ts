@@ -122,48 +122,46 @@ describe("first pin race (PostgreSQL, two handles on one database)", { skip: pos
 });
 
 describe("first pin race between two gateways (SQLite)", () => {
-  const dir = makeTempDir("toolsearch-first-pin-gw-");
   const SERVER = join(ROOT, "test", "fixtures", "mcp", "drifting-server.mjs");
-  let store: SqliteStore;
-  const open: Gateway[] = [];
   const start = async (toolsFile: string, pinStore: Store) => {
     const config = parseGatewayConfig({ mcpServers: { math: { command: process.execPath, args: [SERVER], env: { DRIFT_TOOLS_FILE: toolsFile } } } });
     const gateway = await Gateway.start({ config, pins: { store: pinStore }, eager: true, log: () => {} });
-    open.push(gateway);
     return { gateway, client: await connectInMemory(gateway) };
   };
-  before(async () => {
-    store = new SqliteStore(join(dir, "store.sqlite"));
-    await store.migrate();
-  });
-  after(async () => {
-    for (const gateway of open) await gateway.close();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it("the replica whose first pin lost switches to the winner's definition and holds its own", async () => {
-    writeFileSync(join(dir, "a.json"), JSON.stringify([ADD]));
-    writeFileSync(join(dir, "b.json"), JSON.stringify([ADD_V2]));
-    // Replica A's first pin waits at this gate, so replica B opens its pins on an empty store and pins first.
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const gated = new Proxy(store, {
-      get(target, key, receiver) {
-        if (key === "claimPins") return async (...args: Parameters<Store["claimPins"]>) => (await gate, target.claimPins(...args));
-        const value = Reflect.get(target, key, receiver);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    const a = await start(join(dir, "a.json"), gated);
-    const b = await start(join(dir, "b.json"), store);
-    await b.gateway.close();
-    const describeAdd = async () => JSON.parse(textOf(await a.client.callTool({ name: "describe_tool", arguments: { name: "math__add" } }))).description;
-    assert.equal(await describeAdd(), ADD.description, "before its write lands, A serves what it saw");
-    release();
-    // A's write lost the claim: it serves B's pin from then on (waited for as a state, not a delay).
-    await eventually(async () => (await describeAdd()) === ADD_V2.description, 100, 50);
-    assert.deepEqual(a.gateway.held().map((h) => [h.name, h.reason, h.held.description]), [["math__add", "changed", ADD.description]]);
-    assert.deepEqual((await store.listPins("gateway")).map((p) => [(p.pinned as McpTool).description, (p.held as McpTool).description]), [[ADD_V2.description, ADD.description]]);
+    const dir = makeTempDir("toolsearch-first-pin-gw-");
+    const store = new SqliteStore(join(dir, "store.sqlite"));
+    await store.migrate();
+    const open: Gateway[] = [];
+    try {
+      writeFileSync(join(dir, "a.json"), JSON.stringify([ADD]));
+      writeFileSync(join(dir, "b.json"), JSON.stringify([ADD_V2]));
+      // Replica A's first pin waits at this gate, so replica B opens its pins on an empty store and pins first.
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const gated = new Proxy(store, {
+        get(target, key, receiver) {
+          if (key === "claimPins") return async (...args: Parameters<Store["claimPins"]>) => (await gate, target.claimPins(...args));
+          const value = Reflect.get(target, key, receiver);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const a = await start(join(dir, "a.json"), gated);
+      open.push(a.gateway);
+      const b = await start(join(dir, "b.json"), store);
+      await b.gateway.close();
+      const describeAdd = async () => JSON.parse(textOf(await a.client.callTool({ name: "describe_tool", arguments: { name: "math__add" } }))).description;
+      assert.equal(await describeAdd(), ADD.description, "before its write lands, A serves what it saw");
+      release();
+      // A's write lost the claim: it serves B's pin from then on (waited for as a state, not a delay).
+      await eventually(async () => (await describeAdd()) === ADD_V2.description, 100, 50);
+      assert.deepEqual(a.gateway.held().map((h) => [h.name, h.reason, h.held.description]), [["math__add", "changed", ADD.description]]);
+      assert.deepEqual((await store.listPins("gateway")).map((p) => [(p.pinned as McpTool).description, (p.held as McpTool).description]), [[ADD_V2.description, ADD.description]]);
+    } finally {
+      for (const gateway of open) await gateway.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
