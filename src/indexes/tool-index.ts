@@ -448,8 +448,8 @@ export class ToolIndex {
     };
     // The learned ranker, when on: its ranking of the candidates is what is placed, and each feature's part is shown.
     const learned = await this.rankerEvidence(query, options);
-    const ranker = learned?.model && explainLearned(learned.kind, learned.model, learned.evidence, name);
-    const learnedRanking = learned?.model && { ranked: rankLearned(learned.model, learned.evidence), ...(ranker ? { ranker } : { note: NOT_A_RANKER_CANDIDATE }) };
+    const explained = learned?.model && explainLearned(learned.kind, learned.model, learned.evidence, name);
+    const learnedRanking = explained && { ranked: explained.ranked, ...(explained.ranker ? { ranker: explained.ranker } : { note: NOT_A_RANKER_CANDIDATE }) };
     if (engine === "bm25") {
       const parts = setParts(options.sets, "bm25");
       if (learnedRanking) {

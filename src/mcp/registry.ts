@@ -91,7 +91,9 @@ export class UpstreamRegistry {
     if (options.pins) {
       const { store, pollMs, ...pinOptions } = options.pins;
       const trustNewTools = (server: string) => options.config?.mcpServers[server]?.trust === "new-tools";
-      this.pinBook = await PinBook.open(store, this.owner, { ...pinOptions, trustNewTools, log: this.log });
+      // Another replica may pin a different first definition at the same moment: then serve what it pinned.
+      const onServedChange = (server: string) => this.setServerTools(server, this.listed.get(server) ?? []);
+      this.pinBook = await PinBook.open(store, this.owner, { ...pinOptions, trustNewTools, log: this.log, onServedChange });
       if (pollMs) this.watchDecisions(this.pinBook, pollMs);
     }
     for (const [name, config] of servers) this.upstreams.set(name, this.createUpstream(name, config));

@@ -5,8 +5,8 @@
  * or stderr (Node's warnings, a library's message). `--log text` (the default on a terminal): notes as plain lines
  * on stderr, the "listening" line on stdout, request lines as JSON on stderr.
  *
- * Nothing here prints a secret: request lines carry no headers or bodies (and `authorization` is redacted should one
- * be logged), upstream lines are masked by the upstream's own redactor, and store URLs are shown without passwords.
+ * Nothing here prints a secret: request lines carry no headers or bodies (and the headers that carry credentials,
+ * `SECRET_HEADERS`, are redacted in every logger should one be logged), upstream lines are masked by the upstream's own redactor, and store URLs are shown without passwords.
  *
  * @example
  * const log = new ProcessLog(logSettings(flags.log, flags.logLevel), "serve");
@@ -41,8 +41,27 @@ export function logSettings(log: string | undefined, level: string | undefined, 
   return { format, level: level ?? (log !== undefined && isLevel(log) ? log : "info") };
 }
 
-/** Redacted wherever a request line could carry them. */
-const REDACT = ["req.headers.authorization", "headers.authorization", "req.headers.cookie", "headers.cookie"];
+/**
+ * Headers that carry a credential here: API keys and OAuth tokens come as `Authorization: Bearer`, through a proxy as
+ * `Proxy-Authorization`, as `X-API-Key` (the name OpenAPI sources default to), and a browser's session as cookies.
+ */
+export const SECRET_HEADERS = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"] as const;
+
+/**
+ * pino `redact` paths: every secret header wherever a log line could carry headers (a request or reply, pino's
+ * `req`/`res` serializers, or a bare `headers` object). Used by every logger the process writes with.
+ */
+export const REDACTED_PATHS: string[] = ["req.headers", "res.headers", "request.headers", "reply.headers", "headers"].flatMap((at) => SECRET_HEADERS.map((name) => `${at}["${name}"]`));
+
+/** pino options with `REDACTED_PATHS` added to whatever `redact` the caller gave (a list, or `{paths, …}`). */
+export function withRedaction(options: Record<string, unknown>): Record<string, unknown> {
+  const given = options.redact;
+  if (given && typeof given === "object" && !Array.isArray(given)) {
+    const paths = (given as { paths?: string[] }).paths ?? [];
+    return { ...options, redact: { ...given, paths: [...new Set([...REDACTED_PATHS, ...paths])] } };
+  }
+  return { ...options, redact: [...new Set([...REDACTED_PATHS, ...((given as string[] | undefined) ?? [])])] };
+}
 
 /** The process's log: one destination for fastify and for the notes of `component` (e.g. `serve`). */
 export class ProcessLog {
@@ -52,19 +71,20 @@ export class ProcessLog {
   private readonly notes: Logger;
   private readonly component: string;
 
-  constructor(settings: LogSettings, component: string) {
+  /** `destination` is for tests; by default, stdout for JSON logs, else stderr. */
+  constructor(settings: LogSettings, component: string, destination?: DestinationStream & { flushSync(): void }) {
     this.format = settings.format;
     this.level = settings.level;
     this.component = component;
     // Buffered, asynchronous writes: a synchronous write per line would cost every request a syscall.
-    this.destination = pino.destination({ dest: settings.format === "json" ? 1 : 2, sync: false });
-    this.notes = pino({ level: "info", timestamp: pino.stdTimeFunctions.isoTime, redact: REDACT }, this.destination);
+    this.destination = destination ?? pino.destination({ dest: settings.format === "json" ? 1 : 2, sync: false });
+    this.notes = pino(withRedaction({ level: "info", timestamp: pino.stdTimeFunctions.isoTime }), this.destination);
   }
 
   /** fastify's logger options: its request lines go to the same destination, at `level`. */
   fastifyLogger(): false | Record<string, unknown> {
     if (this.level === "silent") return false;
-    return { level: this.level, stream: this.destination, timestamp: pino.stdTimeFunctions.isoTime, redact: REDACT };
+    return withRedaction({ level: this.level, stream: this.destination, timestamp: pino.stdTimeFunctions.isoTime });
   }
 
   /** A note about the service (a collection kept, ready, stopping …), with optional fields. */

@@ -8,7 +8,10 @@ import { contributions, type FeatureContribution, type LinearModel, scoreRow } f
 
 /** The candidates of `evidence` ranked by `model`, best first. */
 export function rankLearned(model: LinearModel, evidence: QueryEvidence): Ranked[] {
-  const rows = featureRows(evidence);
+  return rankRows(model, evidence, featureRows(evidence));
+}
+
+function rankRows(model: LinearModel, evidence: QueryEvidence, rows: Float64Array[]): Ranked[] {
   return evidence.candidates.map((c, i) => ({ id: c.id, score: scoreRow(model, rows[i]) })).sort(compareRanked);
 }
 
@@ -20,10 +23,14 @@ export interface ExplainedRanker {
   features: FeatureContribution[];
 }
 
-/** The parts of `id`'s learned score, or undefined when it is not a candidate. */
-export function explainLearned(kind: ExplainedRanker["model"], model: LinearModel, evidence: QueryEvidence, id: string): ExplainedRanker | undefined {
+/**
+ * The candidates ranked by `model` (as `rankLearned`) and the parts of `id`'s score (undefined when it is not a
+ * candidate), from one computation of the features: `explain` needs both, and the features are most of the cost.
+ */
+export function explainLearned(kind: ExplainedRanker["model"], model: LinearModel, evidence: QueryEvidence, id: string): { ranked: Ranked[]; ranker?: ExplainedRanker } {
+  const rows = featureRows(evidence);
+  const ranked = rankRows(model, evidence, rows);
   const at = evidence.candidates.findIndex((c) => c.id === id);
-  if (at < 0) return undefined;
-  const row = featureRows(evidence)[at];
-  return { model: kind, score: scoreRow(model, row), features: contributions(model, row) };
+  if (at < 0) return { ranked };
+  return { ranked, ranker: { model: kind, score: scoreRow(model, rows[at]), features: contributions(model, rows[at]) } };
 }

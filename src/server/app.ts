@@ -16,6 +16,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import { type OAuthResourceOptions, TokenVerifier } from "../auth/oauth-resource.js";
 import { ToolsearchError } from "../errors.js";
 import type { Drain } from "../ops/drain.js";
+import { withRedaction } from "../ops/logging.js";
 import { requestIdOf, requestIdPlugin } from "../ops/request-id.js";
 import { tracingPlugin } from "../ops/tracing-plugin.js";
 import type { AuditLog } from "../trust/audit.js";
@@ -183,9 +184,11 @@ class OneLinePerRequest extends LogController {
   }
 }
 
-/** Pino options: structured lines on stderr, with the Authorization header redacted should anything log it. */
+/**
+ * Pino options: structured lines on stderr, with the credential-bearing headers redacted should anything log them,
+ * also when the caller gives its own options (a `redact` of its own is added to, not replaced).
+ */
 function loggerOptions(logger: ServiceOptions["logger"]): boolean | Record<string, unknown> {
   if (logger === false || logger === undefined) return false;
-  const base = { level: "info", redact: ["req.headers.authorization", "headers.authorization"] };
-  return logger === true ? { ...base, stream: process.stderr } : { ...base, ...logger };
+  return withRedaction(logger === true ? { level: "info", stream: process.stderr } : { level: "info", ...logger });
 }

@@ -678,6 +678,29 @@ export class PostgresStore implements Store {
     );
   }
 
+  async claimPins(pins: Omit<PinRecord, "updatedAt">[]): Promise<PinRecord[]> {
+    if (!pins.length) return [];
+    const keys = [pins.map((p) => p.owner), pins.map((p) => p.server), pins.map((p) => p.tool)];
+    // A concurrent claim of the same key waits on the row lock, then re-checks the WHERE against the winner's row.
+    const { rows: won } = await this.read(
+      `INSERT INTO ${this.s}.tool_pins AS p (owner, server, tool, state, updated_at)
+       SELECT o, s, t, st, now() FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(o, s, t, st)
+       ON CONFLICT (owner, server, tool) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at
+       WHERE (p.state::jsonb -> 'pinned') IS NULL
+       RETURNING owner, server, tool`,
+      [...keys, pins.map(pinState)],
+    );
+    const claimed = new Set(won.map((row: PinRow) => `${row.owner}\u0000${row.server}\u0000${row.tool}`));
+    const lost = pins.filter((p) => !claimed.has(`${p.owner}\u0000${p.server}\u0000${p.tool}`));
+    if (!lost.length) return [];
+    const { rows } = await this.read(
+      `SELECT p.* FROM ${this.s}.tool_pins p JOIN unnest($1::text[], $2::text[], $3::text[]) AS u(o, s, t)
+       ON p.owner = u.o AND p.server = u.s AND p.tool = u.t`,
+      [lost.map((p) => p.owner), lost.map((p) => p.server), lost.map((p) => p.tool)],
+    );
+    return rows.map((row: PinRow & { updated_at: Date }) => pinFromRow(row, row.updated_at.toISOString()));
+  }
+
   async deletePins(owner: string): Promise<void> {
     await this.read(`DELETE FROM ${this.s}.tool_pins WHERE owner = $1`, [owner]);
   }

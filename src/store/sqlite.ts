@@ -621,6 +621,25 @@ export class SqliteStore implements Store {
     });
   }
 
+  async claimPins(pins: Omit<PinRecord, "updatedAt">[]): Promise<PinRecord[]> {
+    if (!pins.length) return [];
+    return this.write(() => {
+      // The write transaction is IMMEDIATE, so no other handle on this file writes between the check and the write.
+      const claim = this.sql(`INSERT INTO tool_pins (owner, server, tool, state, updated_at) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT(owner, server, tool) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at
+        WHERE json_extract(tool_pins.state, '$.pinned') IS NULL`);
+      const read = this.sql("SELECT * FROM tool_pins WHERE owner = ? AND server = ? AND tool = ?");
+      const now = new Date().toISOString();
+      const lost: PinRecord[] = [];
+      for (const pin of pins) {
+        if (claim.run(pin.owner, pin.server, pin.tool, pinState(pin), now).changes > 0) continue;
+        const row = read.get(pin.owner, pin.server, pin.tool) as PinRow & { updated_at: string };
+        lost.push(pinFromRow(row, row.updated_at));
+      }
+      return { result: lost, changes: [] };
+    });
+  }
+
   async deletePins(owner: string): Promise<void> {
     await this.write(() => ({ result: this.sql("DELETE FROM tool_pins WHERE owner = ?").run(owner), changes: [] }));
   }

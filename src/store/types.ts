@@ -332,6 +332,12 @@ export interface Store extends VectorStore {
   listPins(owner: string): Promise<PinRecord[]>;
   /** Creates or replaces pins (keyed by owner, server, tool) in one transaction. */
   putPins(pins: Omit<PinRecord, "updatedAt">[]): Promise<void>;
+  /**
+   * Writes first pins as one compare-and-set per tool: each is written only where the tool has no pinned definition
+   * yet (no row, or a row holding a never-approved new tool). Returns the stored pin of every tool whose claim lost
+   * because another definition was pinned first (by another replica), so the caller can review its own against it.
+   */
+  claimPins(pins: Omit<PinRecord, "updatedAt">[]): Promise<PinRecord[]>;
   /** Drops every pin of an owner (a deleted collection's). */
   deletePins(owner: string): Promise<void>;
 }

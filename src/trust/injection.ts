@@ -13,6 +13,7 @@
  * Every detector takes one piece of text and returns the matched part (for a short quote) or undefined. All
  * patterns are linear: bounded repetitions, no nested quantifiers over the same characters.
  */
+import { SECRET_FILE } from "./secret-files.js";
 
 /** What a detector found: the matched text, and what it is (for a message). */
 export interface Detection {
@@ -227,8 +228,6 @@ export function crossToolOrder(text: string, selfName = ""): Detection | undefin
 // ---------------------------------------------------------------------------------------------------------------
 // Secrets, files and the conversation asked for as argument values.
 
-/** Where secrets live: key files, credential stores, agent configs, environment files. */
-export const SECRET_FILE = /(~|\$HOME|%USERPROFILE%)?\/?\.ssh\/[\w.-]*|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\/etc\/(passwd|shadow)\b|\.git-credentials|\.netrc\b|\.npmrc\b|\.pgpass\b|\.kube\/config|\bkubeconfig\b|\.docker\/config\.json|\bmcp\.json\b|claude_desktop_config\.json|\.cursor\/|(^|[\s`'"(])\.env\b(?!\.example|\.sample|\.template)|\bwallet\.dat\b|\bkeychain\b/i;
 /** The environment's values: `$VAR`, `process.env.X`, `FOO_API_KEY`-style names, the whole environment. */
 const ENV_VALUE = /\$\{?[A-Z][A-Z0-9_]{2,}\}?|\bprocess\.env\b|\bos\.environ\b|\b[A-Z][A-Z0-9]*_(API_KEY|KEY|TOKEN|SECRET(_KEY)?|SECRET_ACCESS_KEY|ACCESS_KEY(_ID)?|PASSWORD|PASS|CREDENTIALS?)\b|\ball\s+(the\s+)?(environment|env)\s+var(iable)?s\b|\b(environment|env)\s+var(iable)?s?\s+(of|in|from)\s+(the\s+)?(current\s+)?(process|shell|machine|host)\b|\bprocess\s+environment\b|\bvalue\s+of\s+(the\s+)?\S{1,80}\s+(environment|env)\s+var/;
 /** A request for an environment value: "the value of", "set this to whatever X is", "look it up in your environment". */
@@ -366,6 +365,16 @@ export function tagText(text: string): string | undefined {
   return tags.map((run) => [...run].map((c) => String.fromCharCode(c.codePointAt(0)! - 0xe0000)).join("")).join(" ");
 }
 
+/**
+ * The ASCII text that tag characters spell, when they spell any (two visible characters or more). Such tag
+ * characters are `hidden-carrier`'s finding; a stray tag character that spells nothing is left to the lint's
+ * `invisible-unicode`, so that one problem gets one finding.
+ */
+export function spelledTagText(text: string): string | undefined {
+  const tags = tagText(text);
+  return tags !== undefined && tags.replace(/[^\x21-\x7E]/g, "").length >= 2 ? tags : undefined;
+}
+
 const BASE64 = /(?<![\w+/=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![\w+/=-])/g;
 
 /** Text hidden in base64 blobs: decoded, kept when it reads as words (a JWT or an image does not). */
@@ -403,8 +412,8 @@ export function hiddenCarrier(text: string): Detection | undefined {
   for (const m of text.matchAll(MARKDOWN_COMMENT)) {
     if (carriesOrder(m[1])) return { match: m[0], what: "a comment that carries an order" };
   }
-  const tags = tagText(text);
-  if (tags !== undefined && tags.replace(/[^\x21-\x7E]/g, "").length >= 2) return { match: tags, what: "text in invisible Unicode tag characters" };
+  const tags = spelledTagText(text);
+  if (tags !== undefined) return { match: tags, what: "text in invisible Unicode tag characters" };
   for (const decoded of base64Texts(text)) {
     if (carriesOrder(decoded)) return { match: decoded, what: "base64 text that carries an order" };
   }

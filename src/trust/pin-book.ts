@@ -13,13 +13,13 @@ import { createHash, randomUUID } from "node:crypto";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolsearchError } from "../errors.js";
 import type { HoldReason, PinRecord, Store } from "../store/types.js";
-import { type Decision, decide, definitionDigest, type Pin, reviewListing } from "./pins.js";
+import { type Decision, decide, definitionDigest, type Pin, type PinPolicy, reviewListing } from "./pins.js";
 
 /**
  * The part of the store the pin book uses. With settings, each decision also leaves a mark there, which a running
  * gateway polls (`changedElsewhere`) to serve a decision made by another process without a restart.
  */
-export type PinStore = Pick<Store, "listPins" | "putPins"> & Partial<Pick<Store, "getSetting" | "setSetting">>;
+export type PinStore = Pick<Store, "listPins" | "putPins" | "claimPins"> & Partial<Pick<Store, "getSetting" | "setSetting">>;
 
 /** The settings key of an owner's last review decision (a fresh id per decision, so any change shows). */
 function decisionMarkKey(owner: string): string {
@@ -41,6 +41,11 @@ export interface PinOptions {
    * review decisions. Nothing is wired to it yet; the audit module connects here.
    */
   onDecision?: (event: ReviewDecisionEvent) => void;
+  /**
+   * Called when what `apply` served for a server no longer holds: another replica pinned a different first
+   * definition of one of its tools at the same moment. The caller re-applies the server's listing.
+   */
+  onServedChange?: (server: string) => void;
 }
 
 /** One stored review decision, as the audit hook receives it. */
@@ -127,14 +132,26 @@ export class PinBook {
 
   /** The definitions to serve of a server's listing; changes are held and written to the store in the background. */
   apply(server: string, listed: McpTool[]): McpTool[] {
-    const policy = { trustUpdates: this.options.trustUpdates ?? false, trustNewTools: this.options.trustNewTools?.(server) ?? false };
-    const { served, updates } = reviewListing(this.owner, server, listed, this.pinsOf(server), policy);
+    const policy = this.policy(server);
+    const pins = this.pinsOf(server);
+    const { served, updates } = reviewListing(this.owner, server, listed, pins, policy);
+    // A first pin (no definition pinned before) is claimed, not overwritten: another replica may be pinning another.
+    const claims = updates.filter((pin) => pin.pinned !== undefined && pins.get(pin.tool)?.pinned === undefined);
+    const writes = updates.filter((pin) => !claims.includes(pin));
     for (const pin of updates) {
-      if (pin.held) this.log(`toolsearch mcp: ${server}/${pin.tool} is held for review (${pin.reason}): toolsearch mcp review`);
+      this.logHeld(pin);
       this.remember(pin);
     }
-    this.save(updates);
+    this.save(writes, claims);
     return served;
+  }
+
+  private logHeld(pin: Pin): void {
+    if (pin.held) this.log(`toolsearch mcp: ${pin.server}/${pin.tool} is held for review (${pin.reason}): toolsearch mcp review`);
+  }
+
+  private policy(server: string): PinPolicy {
+    return { trustUpdates: this.options.trustUpdates ?? false, trustNewTools: this.options.trustNewTools?.(server) ?? false };
   }
 
   /** Every held definition, by server then tool. */
@@ -233,14 +250,41 @@ export class PinBook {
     await this.store.putPins(fresh);
   }
 
+  /**
+   * Claims first pins; where another replica pinned first, its pin is taken as if it had been read before the listing,
+   * and this replica's own definition is reviewed against it (held as changed, unless updates are trusted).
+   */
+  private async claimFirst(claims: Pin[]): Promise<void> {
+    const lost = await this.store.claimPins(claims);
+    const changed = new Set<string>();
+    const writes: Pin[] = [];
+    for (const winner of lost) {
+      const own = claims.find((c) => c.server === winner.server && c.tool === winner.tool)!.pinned as McpTool;
+      this.pinsOf(winner.server).set(winner.tool, winner);
+      if (winner.pinned !== undefined && definitionDigest(winner.pinned) === definitionDigest(own)) continue;
+      const { updates } = reviewListing(this.owner, winner.server, [own], this.pinsOf(winner.server), this.policy(winner.server));
+      for (const pin of updates) {
+        this.logHeld(pin);
+        this.remember(pin);
+      }
+      writes.push(...updates);
+      changed.add(winner.server);
+    }
+    await this.store.putPins(writes);
+    for (const server of changed) this.options.onServedChange?.(server);
+  }
+
   private remember(pin: Pin): void {
     this.pinsOf(pin.server).set(pin.tool, { ...pin, updatedAt: new Date().toISOString() });
   }
 
-  private save(updates: Pin[]): void {
-    if (!updates.length) return;
+  private save(updates: Pin[], claims: Pin[]): void {
+    if (!updates.length && !claims.length) return;
     // Chained, so writes land in the order the listings came.
-    this.saving = this.saving.then(() => this.putFresh(updates)).catch((error: unknown) => {
+    this.saving = this.saving.then(async () => {
+      if (updates.length) await this.putFresh(updates);
+      if (claims.length) await this.claimFirst(claims);
+    }).catch((error: unknown) => {
       this.log(`toolsearch mcp: could not save pinned definitions: ${error instanceof Error ? error.message : String(error)}`);
     });
   }

@@ -9,8 +9,10 @@ import { spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { logSettings } from "../../src/ops/logging.js";
-import { MAIN, startServe, tempDir, waitReady } from "../server/helpers.js";
+import { Writable } from "node:stream";
+import { logSettings, ProcessLog } from "../../src/ops/logging.js";
+import { assertNoSecretHeaders, logHeadersOnEveryRequest, SECRET_HEADER_VALUES, sendSecretHeaders } from "../helpers/header-secrets.js";
+import { MAIN, makeService, startServe, tempDir, waitReady } from "../server/helpers.js";
 
 const API_TOKEN = "leaky-upstream-secret-7f3a";
 const WRONG_TOKEN = "not-a-key-b7e2c9d4";
@@ -92,6 +94,25 @@ describe("serve --log json", () => {
     assert.equal(result.stderr, "");
     const lines = jsonLines(result.stdout);
     assert.ok(lines.some((l) => /127\.0\.0\.1:1/.test(String(l.msg))), result.stdout);
+  });
+});
+
+describe("ProcessLog redaction", () => {
+  it("redacts every credential-bearing header in the notes and in fastify's request logger", async () => {
+    const lines: string[] = [];
+    const destination = Object.assign(new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }), { flushSync: () => {} });
+    const log = new ProcessLog({ format: "json", level: "info" }, "serve", destination);
+    log.note("a note that carries headers", { headers: SECRET_HEADER_VALUES });
+    const s = await makeService({ logger: log.fastifyLogger() as Record<string, unknown> });
+    try {
+      logHeadersOnEveryRequest(s.app);
+      await sendSecretHeaders(s.app);
+    } finally {
+      await s.close();
+    }
+    assertNoSecretHeaders(lines.join(""));
+    assert.ok(lines.some((line) => line.includes("a note that carries headers")));
+    assert.ok(lines.some((line) => line.includes("request headers")));
   });
 });
 

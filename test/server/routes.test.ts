@@ -4,6 +4,7 @@ import { after, before, describe, test } from "node:test";
 import { buildService } from "../../src/server/app.js";
 import { createApiKey } from "../../src/server/auth.js";
 import { Collections } from "../../src/server/collections.js";
+import { assertNoSecretHeaders, logHeadersOnEveryRequest, sendSecretHeaders } from "../helpers/header-secrets.js";
 import { helpCenter, makeService, type TestService, weatherTools } from "./helpers.js";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -302,6 +303,18 @@ test("the log has requests but never a key or a body", async () => {
     const log = lines.join("");
     assert.match(log, /\/v1\/collections\/secret/);
     for (const secret of [s.keys.write, s.keys.read, "SECRET-BODY-TEXT", "SECRET-QUERY-TEXT"]) assert.ok(!log.includes(secret), `log leaks ${secret.slice(0, 12)}`);
+  } finally {
+    await s.close();
+  }
+});
+
+test("the app's default logger redacts every credential-bearing header (authorization, proxy-authorization, cookie, set-cookie, x-api-key)", async () => {
+  const lines: string[] = [];
+  const s = await makeService({ logger: { level: "info", stream: { write: (line: string) => void lines.push(line) } } });
+  try {
+    logHeadersOnEveryRequest(s.app);
+    await sendSecretHeaders(s.app);
+    assertNoSecretHeaders(lines.join(""));
   } finally {
     await s.close();
   }

@@ -450,6 +450,28 @@ export function storeContract(label: string, makeStore: () => Promise<StoreFixtu
       assert.equal((await store.listPins("collection:x")).length, 1);
     });
 
+    it("claimPins writes a first pin only where no definition is pinned yet, and returns the pins that won", async (store) => {
+      const v1 = { name: "add", description: "Adds", inputSchema: { type: "object" } };
+      const v2 = { ...v1, description: "Adds two numbers." };
+      const mul = { name: "multiply", description: "Multiplies" };
+      await store.putPins([{ owner: "gateway", server: "math", tool: "multiply", held: mul, reason: "new" }]);
+      assert.deepEqual(await store.claimPins([
+        { owner: "gateway", server: "math", tool: "add", pinned: v1 },
+        { owner: "gateway", server: "math", tool: "multiply", pinned: mul },
+      ]), [], "an absent pin and a held new tool are both claimed");
+      const lost = await store.claimPins([
+        { owner: "gateway", server: "math", tool: "add", pinned: v2 },
+        { owner: "gateway", server: "math", tool: "sub", pinned: { name: "sub" } },
+        { owner: "collection:x", server: "math", tool: "add", pinned: v2 },
+      ]);
+      assert.deepEqual(lost.map((p) => [p.owner, p.tool, p.pinned]), [["gateway", "add", v1]], "only the claim over a pinned definition loses");
+      assert.ok(lost[0].updatedAt);
+      const pins = await store.listPins("gateway");
+      assert.deepEqual(pins.map((p) => [p.tool, p.pinned, p.held]), [["add", v1, undefined], ["multiply", mul, undefined], ["sub", { name: "sub" }, undefined]]);
+      assert.deepEqual((await store.listPins("collection:x")).map((p) => p.pinned), [v2]);
+      assert.deepEqual(await store.claimPins([]), []);
+    });
+
     it("among concurrent writes, one that fails fails alone", async (store) => {
       await store.putCollection("crm", "tools", {}, [{ key: "a", body: tool("a") }]);
       const results = await Promise.allSettled([

@@ -5,7 +5,8 @@
  * gateway holds a tool that trips an error-level rule here, so these rules aim for precision: a description that
  * mentions files, keys or a documentation URL is not poisoning; an order to the model to move such things is.
  */
-import { addressedToModel, crossToolOrder, type Detection, EMOJI_TAG_SEQUENCE, hiddenBlock, hiddenCarrier, identityRequest, modelDirective, ordersTheModel, roleMarker, secretRequest, selfPromotion, sentences } from "../../trust/injection.js";
+import { addressedToModel, crossToolOrder, type Detection, EMOJI_TAG_SEQUENCE, hiddenBlock, hiddenCarrier, identityRequest, modelDirective, ordersTheModel, roleMarker, secretRequest, selfPromotion, sentences, spelledTagText } from "../../trust/injection.js";
+import { SECRET_FILE } from "../../trust/secret-files.js";
 import type { LintRule, LintTool } from "../types.js";
 
 /** One piece of text of a tool's definition, with where it was found (for the message). */
@@ -69,8 +70,9 @@ function quote(text: string): string {
 }
 
 
-/** Where secrets live: key files, credential stores, agent configs, environment files. */
-const SECRET_SOURCE = /(~|\$HOME|%USERPROFILE%)?\/?\.ssh\/[\w.-]*|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws\/credentials|\/etc\/(passwd|shadow)\b|\.git-credentials|\.netrc\b|\.npmrc\b|\.pgpass\b|\.kube\/config|\.docker\/config\.json|\bmcp\.json\b|claude_desktop_config\.json|\.cursor\/|(^|[\s`'"(])\.env\b|\bwallet\.dat\b|\bkeychain\b|\b(conversation|chat|message)\s+history\b|\b(entire|full|whole|complete|previous|prior|earlier)\s+(conversation|chat|dialog(ue)?|transcript|messages|context)\b|\bsystem\s+prompt\b|\b(all|every|any)\s+(of\s+the\s+)?(user'?s?\s+)?(environment\s+variables|api\s+keys|secrets|credentials|passwords|tokens|private\s+keys)\b|\b(private|ssh|secret)\s+keys?\s+(file|contents?)\b/i;
+/** Things the model must not move into a call: the secret files (one list, src/trust/secret-files.ts) and the conversation. */
+const CONVERSATION_OR_ALL_SECRETS = /\b(conversation|chat|message)\s+history\b|\b(entire|full|whole|complete|previous|prior|earlier)\s+(conversation|chat|dialog(ue)?|transcript|messages|context)\b|\bsystem\s+prompt\b|\b(all|every|any)\s+(of\s+the\s+)?(user'?s?\s+)?(environment\s+variables|api\s+keys|secrets|credentials|passwords|tokens|private\s+keys)\b|\b(private|ssh|secret)\s+keys?\s+(file|contents?)\b/;
+const SECRET_SOURCE = new RegExp(`${SECRET_FILE.source}|${CONVERSATION_OR_ALL_SECRETS.source}`, "i");
 /** Moving data into a parameter or somewhere else. */
 const INTO_PARAMETER = /\b(pass|put|place|include|insert|add|append|embed|attach|provide|supply|send|copy|paste|fill|set)\b[^.;\n]{0,80}?\b(as|in|into|inside|within|to)\s+(the\s+)?[`'"]?[\w-]+[`'"]?\s*(parameter|param|argument|arg|field|property|input)\b|\b(as|in|into|inside)\s+(the\s+)?[`'"][\w-]+[`'"]/i;
 
@@ -163,12 +165,15 @@ export const poisonSendTo: LintRule = {
 
 /**
  * Characters a reader does not see: zero-width spaces and joiners, bidirectional overrides and isolates, Unicode tag
- * characters (which can spell a whole hidden ASCII text), word joiners and invisible operators.
+ * characters, word joiners and invisible operators.
  */
 const INVISIBLE = /[\u200B\u200C\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\u206A-\u206F\u180E\u115F\u1160\u3164\uFFA0]|\u200D(?!\p{Extended_Pictographic})|(?<!^)\uFEFF|[\u{E0000}-\u{E007F}]/u;
+const TAG_CHARACTERS = /[\u{E0000}-\u{E007F}]/gu;
 
 function invisibleIn(text: string): string | undefined {
-  const m = INVISIBLE.exec(text.replace(EMOJI_TAG_SEQUENCE, ""));
+  // Tag characters that spell a text are hidden-carrier's finding (it quotes the text); only a stray one is ours.
+  const own = spelledTagText(text) === undefined ? text.replace(EMOJI_TAG_SEQUENCE, "") : text.replace(TAG_CHARACTERS, "");
+  const m = INVISIBLE.exec(own);
   if (!m) return undefined;
   return `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
 }
