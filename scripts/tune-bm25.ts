@@ -7,7 +7,7 @@
  *   node --import tsx scripts/tune-bm25.ts [--data ../shared/data] [--json] [--no-loso] [--evaluate '{"k1":…}']
  *     [--with-scale] [--stress .bench-out/stress] [--grid]
  *
- * Sets: stabletoolbench (765 queries), metatool (every 10th query: 2,062 of 20,614), toolalpaca (214), and with
+ * Sets: stabletoolbench (765 queries), metatool (every 10th query: 2,062 of 20,614), toolalpaca (214), toollens (1,877), and with
  * `--with-scale` the 12k scale set (StableToolBench's queries among 9.7k Smithery distractors: slow, but it reacts to
  * the weights differently from StableToolBench alone, so check the final choice with it). With `--stress DIR` the
  * stress variants of scripts/make-stress-sets.ts join them, and a variant is never scored by a setting fitted on its
@@ -60,7 +60,7 @@ interface SetSource {
   family: string;
 }
 const original = (name: string, every = 1, family = name): SetSource => ({ name, dir: join(values.data!, name), every, family });
-const SETS: SetSource[] = [original("stabletoolbench"), original("metatool", 10), original("toolalpaca")];
+const SETS: SetSource[] = [original("stabletoolbench"), original("metatool", 10), original("toolalpaca"), original("toollens")];
 if (values["with-scale"]) SETS.push(original("scale", 1, "stabletoolbench"));
 if (values.stress) {
   // The variants' MetaTool queries are already every 10th; the family is the source set the name starts with.
@@ -193,30 +193,32 @@ console.log(JSON.stringify(values.json ? { plain: Object.fromEntries(sets.map((s
 /**
  * A small grid around the defaults, over the knobs the stress variants react to: k1, the name's weight (short
  * descriptions among many long generated names: scale-short), the category's weight (the domain of a short
- * description), the parameter descriptions' weight and the description's length normalization.
+ * description), the parameter descriptions' weight and length normalization (example values that task queries quote:
+ * toollens) and the description's length normalization.
  */
 function gridSettings(): Params[] {
   const out: Params[] = [];
   for (const k1 of [1.2, 1.6])
     for (const name of [2, 3])
       for (const category of [1, 2])
-        for (const paramDescriptions of [0.1, 0.3, 0.5])
-          for (const descriptionB of [0.5, 0.75]) {
-            const p: Params = structuredClone(start);
-            p.k1 = k1;
-            p.fields.name.weight = name;
-            p.fields.category.weight = category;
-            p.fields.paramDescriptions.weight = paramDescriptions;
-            p.fields.description.b = descriptionB;
-            out.push(p);
-          }
+        for (const paramDescriptions of [0.1, 0.3, 0.5, 0.75, 1])
+          for (const paramDescriptionsB of [0.4, 0.75])
+            for (const descriptionB of [0.5, 0.75]) {
+              const p: Params = structuredClone(start);
+              p.k1 = k1;
+              p.fields.name.weight = name;
+              p.fields.category.weight = category;
+              p.fields.paramDescriptions = { weight: paramDescriptions, b: paramDescriptionsB };
+              p.fields.description.b = descriptionB;
+              out.push(p);
+            }
   return out;
 }
 
 /** Scores the grid once on every set, then picks by worst set (both metrics) on all sets and without each family. */
 function runGrid(): void {
   const grid = gridSettings();
-  const label = (p: Params) => `k1 ${p.k1} name ${p.fields.name.weight} category ${p.fields.category.weight} paramDescriptions ${p.fields.paramDescriptions.weight} description.b ${p.fields.description.b}`;
+  const label = (p: Params) => `k1 ${p.k1} name ${p.fields.name.weight} category ${p.fields.category.weight} paramDescriptions ${p.fields.paramDescriptions.weight} paramDescriptions.b ${p.fields.paramDescriptions.b} description.b ${p.fields.description.b}`;
   // both[g][s]: the smaller of the nDCG@10 and recall@10 ratios to plain; ndcg[g][s]: the nDCG@10 ratio.
   const both: number[][] = [];
   const ndcg: number[][] = [];

@@ -50,11 +50,11 @@ export function exactScores({ store, items }: Lists, k1: number, lists: QueryLis
 
 /** Each id's evidence for the query's terms (see `TermMatches`); empty `terms` for an id outside the index or subset. */
 export function termMatches({ store, items }: Lists, scorer: Scorer, terms: QueryTermStats[], ids: readonly string[], subset?: Bm25fSubset): TermMatches[] {
-  const norms = subset ? scorer.norms(subset.size, subset.totalLengths) : scorer.norms(items.size, items.totalLengths);
+  const norms = scorer.norms(subset ?? items);
   const n = items.fields;
   return ids.map((id) => {
     const slot = items.slotOf.get(id);
-    const out: TermMatches = { lengths: [], averages: norms.avg, averageLength: norms.avgTotal, terms: [] };
+    const out: TermMatches = { lengths: [], averages: norms.avgAll, averageLength: norms.avgTotal, terms: [] };
     if (slot === undefined || (subset && !subset.mask[slot])) return out;
     for (let f = 0; f < n; f++) out.lengths.push(items.length(slot, f));
     for (const { term, count, df, idf, t } of terms) {

@@ -12,11 +12,14 @@ export class ItemTable {
   /** Field lengths, `fields` per slot. */
   lengths: Int32Array = new Int32Array(0);
   readonly totalLengths: number[];
+  /** Per field, how many ids have it non-empty (what its average length is taken over: see `Scorer.norms`). */
+  readonly filled: number[];
   private freeSlots: number[] = [];
   private owned = true;
 
   constructor(readonly fields: number) {
     this.totalLengths = new Array<number>(fields).fill(0);
+    this.filled = new Array<number>(fields).fill(0);
   }
 
   /** A table of saved ids (null for a free slot) and lengths; the lengths are kept as given (a view). */
@@ -33,7 +36,7 @@ export class ItemTable {
       }
       table.ids[slot] = id;
       table.slotOf.set(id, slot);
-      for (let f = 0; f < fields; f++) table.totalLengths[f] += lengths[slot * fields + f];
+      for (let f = 0; f < fields; f++) table.count(f, lengths[slot * fields + f], 1);
     }
     return table;
   }
@@ -73,7 +76,7 @@ export class ItemTable {
     }
     for (let f = 0; f < n; f++) {
       this.lengths[slot * n + f] = lengths[f];
-      this.totalLengths[f] += lengths[f];
+      this.count(f, lengths[f], 1);
     }
     return { slot, reused };
   }
@@ -83,11 +86,17 @@ export class ItemTable {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return undefined;
     const n = this.fields;
-    for (let f = 0; f < n; f++) this.totalLengths[f] -= this.lengths[slot * n + f];
+    for (let f = 0; f < n; f++) this.count(f, this.lengths[slot * n + f], -1);
     this.slotOf.delete(id);
     this.ids[slot] = undefined;
     this.freeSlots.push(slot);
     return slot;
+  }
+
+  /** Adds (`sign` 1) or removes (-1) one id's `length` in field `f` to the totals. */
+  private count(f: number, length: number, sign: 1 | -1): void {
+    this.totalLengths[f] += sign * length;
+    if (length > 0) this.filled[f] += sign;
   }
 
   /** The lengths of the slots in use, as a state keeps them (trailing room dropped). */

@@ -14,6 +14,8 @@ export interface Bm25fSubset {
   readonly mask: Uint8Array;
   readonly size: number;
   readonly totalLengths: number[];
+  /** Per field, how many ids of the subset have it non-empty. */
+  readonly filled: number[];
   /** Per-term statistics within the subset, by term id, made on first use. */
   readonly lists: Map<number, SubsetList>;
 }
@@ -30,14 +32,19 @@ export function makeSubset(items: ItemTable, version: number, accept: (id: strin
   const n = items.fields;
   const mask = new Uint8Array(items.slots);
   const totalLengths = new Array<number>(n).fill(0);
+  const filled = new Array<number>(n).fill(0);
   let size = 0;
   items.ids.forEach((id, slot) => {
     if (id === undefined || !accept(id)) return;
     mask[slot] = 1;
     size++;
-    for (let f = 0; f < n; f++) totalLengths[f] += items.length(slot, f);
+    for (let f = 0; f < n; f++) {
+      const length = items.length(slot, f);
+      totalLengths[f] += length;
+      if (length > 0) filled[f]++;
+    }
   });
-  return { version, mask, size, totalLengths, lists: new Map() };
+  return { version, mask, size, totalLengths, filled, lists: new Map() };
 }
 
 /** Term `t` within a subset (see `SubsetList`), computed once per subset; throws when the subset is stale. */
@@ -46,7 +53,7 @@ export function subsetList(scorer: Scorer, slots: Int32Array, start: number, cou
   const cached = subset.lists.get(t);
   if (cached) return cached;
   const pseudo = new Float64Array(count);
-  const maxPseudo = scorer.normalize(t, scorer.norms(subset.size, subset.totalLengths), pseudo, subset.mask);
+  const maxPseudo = scorer.normalize(t, scorer.norms(subset), pseudo, subset.mask);
   let df = 0;
   for (let i = 0; i < count; i++) if (subset.mask[slots[start + i]]) df++;
   const list = { pseudo, maxPseudo, df };

@@ -8,6 +8,7 @@
  * Scoring (Robertson & Zaragoza's BM25F): per term, the field frequencies are normalized by field length and summed
  * with the field weights into one pseudo-frequency `tf~`, then saturated once:
  *   score = Σ_t qtf · idf(t) · tf~ (k1 + 1) / (tf~ + k1),   tf~ = Σ_f w_f · tf_f / ((1 − b_f) + b_f · len_f / avglen_f)
+ * where `avglen_f` is the average length of field f over the ids that have it (see `Norms.avg`).
  *
  * @example
  * ```ts
@@ -281,7 +282,7 @@ export class Bm25fIndex implements Lists {
     const { subset } = options;
     if (slot === undefined || (subset && !subset.mask[slot])) return [];
     const lists = this.queryLists(queryTerms, options.fuzzy !== false, subset);
-    const norms = subset ? this.scorer.norms(subset.size, subset.totalLengths) : this.scorer.norms(this.items.size, this.items.totalLengths);
+    const norms = this.scorer.norms(subset ?? this.items);
     return explainLists(this.scorer, lists, slot, norms, (t) => this.dictionary.term(t));
   }
 

@@ -111,6 +111,31 @@ describe("Bm25fIndex", () => {
     assert.ok(hits[0].score < index.search(["zebra"], 1)[0].score);
   });
 
+  it("normalizes a field's length by the ids that fill it: items leaving it empty do not shrink its average", () => {
+    // Two ids fill the sparse `body` field (lengths 1 and 4); the others have a title only. Over every id the body's
+    // average would fall as title-only ids are added, ever more penalizing the ids that have one; over the ids that
+    // fill it, the two bodies keep the same score ratio however many title-only ids there are.
+    const ratio = (titleOnly: number) => {
+      const index = new Bm25fIndex({ fields });
+      index.add("short", [["a"], ["zeta"]]);
+      index.add("long", [["b"], ["zeta", "x", "y", "z"]]);
+      for (let i = 0; i < titleOnly; i++) index.add(`t${i}`, [[`w${i}`], []]);
+      const scores = new Map(index.search(["zeta"], 5).map((h) => [h.id, h.score]));
+      return scores.get("short")! / scores.get("long")!;
+    };
+    const base = ratio(0);
+    assert.ok(base > 1);
+    for (const n of [5, 50]) assert.ok(Math.abs(ratio(n) - base) < 1e-9, `${n} title-only ids changed the ratio: ${ratio(n)} vs ${base}`);
+    // Removing title-only ids again, or all of a body's ids, keeps the counts right (a fresh build agrees).
+    const index = new Bm25fIndex({ fields });
+    index.add("short", [["a"], ["zeta"]]);
+    index.add("long", [["b"], ["zeta", "x", "y", "z"]]);
+    for (let i = 0; i < 5; i++) index.add(`t${i}`, [[`w${i}`], []]);
+    for (let i = 0; i < 5; i++) index.remove(`t${i}`);
+    const scores = new Map(index.search(["zeta"], 5).map((h) => [h.id, h.score]));
+    assert.ok(Math.abs(scores.get("short")! / scores.get("long")! - base) < 1e-9);
+  });
+
   it("rejects a document with the wrong number of fields", () => {
     assert.throws(() => build().add("bad", [["x"]]), /expected 2 fields/);
   });
