@@ -1,0 +1,38 @@
+/**
+ * How a tool search runs, in one place (issue 36): a request passes five stages, each a module that calls only
+ * downward (engines, the learned ranker, usage), never back into the index.
+ *
+ * ```
+ * request ──► 1 candidates ──► 2 features ──► 3 model ──► 4 curation ──► 5 hits
+ *             engine-lists.ts  evidence.ts    ranking/    curation.ts    hits.ts
+ *             (bm25, dense,    (+ ranking/    rank.ts     (groups, usage
+ *              fused, clauses)  features.ts)              blend, pins)
+ * ```
+ *
+ * Stages 2 and 3 run only where the request has a model (`ToolSearchRequest.model`: `bm25` and `hybrid`, unless
+ * turned off); otherwise the engine's own ranking goes straight to curation. Visibility is applied where results
+ * are made: the engines rank only the tools the caller sees (BM25 over the caller's subset, the dense and regex
+ * engines through `accept`), and curation brings in only those. The index prepares what the stages read
+ * (`SearchEngines`: vectors embedded, fits made, the caller's subset) and embeds the query for the dense engines
+ * (`embedQuery`) before calling `searchTools`. docs/search-pipeline.md walks through it.
+ */
+import { rankLearned } from "../ranking/rank.js";
+import type { ToolHit } from "../indexes/tool-index-options.js";
+import { curate } from "./curation.js";
+import type { SearchEngines } from "./engines.js";
+import { findCandidates, type QueryEmbedding } from "./engine-lists.js";
+import { queryEvidence } from "./evidence.js";
+import { toolHit } from "./hits.js";
+import type { ToolSearchRequest } from "./request.js";
+
+/** The hits of one request, best first. `embedding`: the query's vectors, for `semantic` and `hybrid`. */
+export function searchTools(query: string, request: ToolSearchRequest, engines: SearchEngines, embedding?: QueryEmbedding): ToolHit[] {
+  // The request's words with synonyms added (a regex request is a pattern, not words).
+  const terms = request.engine === "regex" ? [] : engines.usage.terms(query).terms;
+  const candidates = findCandidates(query, terms, request, engines, embedding);
+  const ranked = request.model && candidates.lists
+    ? rankLearned(request.model, queryEvidence(terms, candidates.lists, engines, embedding?.whole))
+    : candidates.ranking;
+  const curated = curate(query, terms, ranked, request, engines);
+  return curated.map((hit) => toolHit(engines.tool(hit.id), hit));
+}
