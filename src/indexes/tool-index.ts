@@ -14,21 +14,18 @@ import type { AnthropicTool, Tool } from "../catalog/tool.js";
 import { checkItem } from "../catalog/validate.js";
 import type { Embedder } from "../embeddings/embedder.js";
 import type { EmbedProgress } from "../embeddings/provider.js";
-import { HYBRID_CANDIDATES, querySentences, SemanticStore, type VectorState } from "../embeddings/semantic-store.js";
+import { HYBRID_CANDIDATES, SemanticStore, type VectorState } from "../embeddings/semantic-store.js";
 import { toolEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
 import { Bm25fIndex, type Bm25fOptions, type Bm25fScoring, type Bm25fSubset } from "../engines/bm25f.js";
-import { type ClauseRanking, explainClauses, type ExplainedSets, groupLifts, groupOf, SET_POOL, taskClauses } from "./tool-sets.js";
 import { candidateScoring, type FitResult, type FitTarget, fitFusionWeight, type FusionFitResult, fitLexicalRanking, pseudoQueries, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
 import { RegexIndex } from "../engines/regex.js";
 import type { QueryEvidence } from "../ranking/features.js";
 import type { LinearModel } from "../ranking/model.js";
-import { explainLearned, rankLearned } from "../ranking/rank.js";
-import type { Ranked } from "../engines/top-k.js";
-import { embedQuery, hybridLists, hybridRanking, lexicalList, lexicalLists, lexicalRanking, type QueryEmbedding, widen, withGroups } from "../search/engine-lists.js";
+import { embedQuery, type QueryEmbedding } from "../search/engine-lists.js";
 import type { SearchEngines } from "../search/engines.js";
-import { queryEvidence } from "../search/evidence.js";
-import { searchTools } from "../search/pipeline.js";
+import { explainTool } from "../search/explain-tool.js";
+import { modelEvidence, searchTools } from "../search/pipeline.js";
 import { embedsQuery, modelFor, type RankerModels, rankerModels, searchRequest, setParts, syncSearchRequest, type ToolSearchRequest } from "../search/request.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
 import { closestNames } from "../text/suggest.js";
@@ -36,15 +33,12 @@ import type { LearnedSignal } from "../usage/learned.js";
 import { curationOfFile } from "../usage/catalog-curation.js";
 import { UsageRanking, type UsageSearchOptions } from "../usage/ranking.js";
 import { checkRules, checkSynonyms, type Rules, type Synonyms } from "../usage/curation.js";
-import {
-  type Explanation, type ExplainOptions, explainedFields, explainedParts, explainedSimilarity, explainedTerms,
-  NOT_A_HYBRID_CANDIDATE, NOT_A_RANKER_CANDIDATE, placeIn,
-} from "./explain.js";
+import type { Explanation, ExplainOptions } from "./explain.js";
 import {
   analyzerSettings, bm25Sections, bm25State, checkAnalyzer, decodeSnapshot, encodeSnapshot, int32Section, invalid, savedVectors, textSection, vectorParts,
 } from "./snapshot.js";
 import { restoredTool, type StoredTool, ToolTable } from "./tool-table.js";
-import { REGEX_FIELD_NAMES, regexFields, TOOL_FIELDS, type ToolTexts, toolTexts } from "./tool-fields.js";
+import { regexFields, TOOL_FIELDS, type ToolTexts, toolTexts } from "./tool-fields.js";
 import { DEFAULT_TOOL_BM25, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions, type ToolVisibility } from "./tool-index-options.js";
 
 export { checkLimit } from "../search/request.js";
@@ -417,72 +411,12 @@ export class ToolIndex {
   async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & UsageSearchOptions & Pick<ToolSearchOptions, "sets" | "visible" | "ranker"> = {}): Promise<Explanation> {
     this.require(name, options.visible);
     this.undefer();
-    const engine = options.engine ?? "bm25";
-    const accept = options.visible?.accept;
-    const exists = this.existsFor(options.visible);
+    // An explanation has no page: a limit given with its options is not its to check.
+    const request = searchRequest({ ...options, limit: undefined }, this.ranker);
     const all = Math.max(1, options.visible ? this.visibleCount(options.visible) : this.size);
-    const base = { name, engine, query };
-    // Curation and use, ranked and explained as search applies them (the learned part only for bm25 and hybrid).
-    const place = (ranked: Ranked[], learning: boolean) => {
-      const use = learning ? options : { learned: false };
-      const ranking = this.usage.rerank(query, terms, ranked, all, use, exists);
-      return { ...placeIn(ranking, name), ...this.usage.explain(query, name, ranked, use, exists) };
-    };
-    const { terms } = this.usage.terms(query);
-    if (engine === "regex") {
-      const fields = explainedFields(this.regex.explain(query, name), REGEX_FIELD_NAMES);
-      return { ...base, ...place(this.regex.search(query, all, accept), false), fields };
-    }
-    const engines = this.engines(options, true);
-    const lexical = engines.lexical!;
-    const bm25 = lexical.query;
-    const bm25Terms = () => explainedTerms(this.bm25.explain(terms, name, bm25));
-    // Tool sets as search applies them: the merged clause ranking (and group lifts) is what is placed and explained.
-    const withSets = (ranking: ClauseRanking, groups: boolean) => {
-      const lifts = groups ? groupLifts(ranking.ranked, (id) => groupOf(this.tools.get(id)!)) : undefined;
-      const explained: ExplainedSets = { clauses: explainClauses(ranking, name), group: lifts?.get(name) };
-      const sets = explained.clauses || explained.group ? { sets: explained } : {};
-      return { ranked: withGroups(ranking.ranked, groups, engines), sets };
-    };
-    // The learned ranker, when on: its ranking of the candidates is what is placed, and each feature's part is shown.
-    const learned = await this.rankerEvidence(query, options);
-    const ranker = learned?.model && explainLearned(learned.kind, learned.model, learned.evidence, name);
-    const learnedRanking = learned?.model && { ranked: rankLearned(learned.model, learned.evidence), ...(ranker ? { ranker } : { note: NOT_A_RANKER_CANDIDATE }) };
-    if (engine === "bm25") {
-      const parts = setParts(options.sets, "bm25");
-      if (learnedRanking) {
-        const { ranked, ...why } = learnedRanking;
-        return { ...base, ...place(withGroups(ranked, parts.groups, engines), true), terms: bm25Terms(), ...why };
-      }
-      if (!parts.clauses && !parts.groups) return { ...base, ...place(this.bm25.search(terms, all, bm25), true), terms: bm25Terms() };
-      const { ranked, sets } = withSets(lexicalRanking(query, widen(SET_POOL, this.usage.learns(options)), parts.clauses, lexical, engines), parts.groups);
-      return { ...base, ...place(ranked, true), terms: bm25Terms(), ...sets };
-    }
-    if (engine !== "semantic" && engine !== "hybrid") this.searchSync(query, { engine }); // throws unknown_engine
-    await this.semantic.prepare();
-    const vectors = await this.semantic.embedQuery(query);
-    const semantic = explainedSimilarity(querySentences(query), this.semantic.sentenceScores(name, vectors));
-    if (engine === "semantic") return { ...base, ...place(this.semantic.rankDense(vectors, all, accept), false), semantic };
-    await this.fitFusion();
-    const setOptions = setParts(options.sets, "hybrid");
-    const lexicalTop = this.bm25.search(terms, HYBRID_CANDIDATES, bm25);
-    const { fused, input } = this.semantic.explainHybrid(lexicalTop, vectors, accept);
-    const hit = fused.find((h) => h.id === name);
-    const parts = explainedParts(hit, input, name);
-    // The clause ranking only when it applies: a one-clause request is placed in `fused` as before.
-    const clauses = setOptions.clauses ? taskClauses(query) : [];
-    const split = clauses.length > 0;
-    const embedding = split ? { whole: vectors, clauses: await this.semantic.embedClauses(clauses) } : undefined;
-    const { ranked, sets } = split || setOptions.groups
-      ? withSets(embedding ? hybridRanking(query, embedding, SET_POOL, true, engines) : { ranked: fused, clauses: [] }, setOptions.groups)
-      : { ranked: fused, sets: {} };
-    if (learnedRanking) {
-      const { ranked: learnedRanked, ...why } = learnedRanking;
-      return { ...base, ...place(withGroups(learnedRanked, setOptions.groups, engines), true), parts, terms: bm25Terms(), semantic, ...sets, ...why };
-    }
-    const out: Explanation = { ...base, ...place(ranked, true), parts, terms: bm25Terms(), semantic, ...sets };
-    if (!ranked.some((h) => h.id === name) && !out.learned && !out.pinned) out.note = NOT_A_HYBRID_CANDIDATE;
-    return out;
+    const engines = this.engines(options, request.engine !== "regex");
+    const embedding = embedsQuery(request.engine) ? await this.embed(query, request) : undefined;
+    return explainTool(query, name, request, engines, all, embedding);
   }
 
   /**
@@ -511,20 +445,12 @@ export class ToolIndex {
    */
   async rankerEvidence(query: string, options: ToolSearchOptions = {}): Promise<{ kind: "hybrid" | "lexical"; model?: LinearModel; evidence: QueryEvidence } | undefined> {
     const engine = options.engine ?? "bm25";
-    const kind = engine === "hybrid" ? "hybrid" : engine === "bm25" ? "lexical" : undefined;
-    if (!kind) return undefined;
-    const model = modelFor(engine, options, this.ranker);
+    if (engine !== "bm25" && engine !== "hybrid") return undefined;
+    const request = { engine, sets: setParts(options.sets, engine) };
+    const embedding = engine === "hybrid" ? await this.embed(query, request) : undefined;
     const { terms } = this.usage.terms(query);
-    if (kind === "lexical") {
-      const sets = setParts(options.sets, "bm25");
-      const engines = this.engines(options, true);
-      const ranked = lexicalList(query, terms, sets, sets.clauses || sets.groups ? SET_POOL : HYBRID_CANDIDATES, engines);
-      return { model, kind, evidence: queryEvidence(terms, lexicalLists(ranked), engines) };
-    }
-    const sets = setParts(options.sets, "hybrid");
-    const embedding = await this.embed(query, { engine: "hybrid", sets });
-    const engines = this.engines(options, true);
-    return { model, kind, evidence: queryEvidence(terms, hybridLists(query, terms, embedding, sets.clauses, engines), engines, embedding.whole) };
+    const evidence = modelEvidence(query, terms, request, this.engines(options, true), embedding);
+    return { kind: engine === "hybrid" ? "hybrid" : "lexical", model: modelFor(engine, options, this.ranker), evidence };
   }
 
   /** The BM25 index, its ranking chosen for this catalog first when that is due (see `ToolBm25Options.fit`). */

@@ -39,30 +39,39 @@ export async function embedQuery(query: string, request: Pick<ToolSearchRequest,
   return { whole, clauses: parts.length ? await semantic.embedClauses(parts) : [] };
 }
 
-/** The candidates of one request from its engine (`terms`: the request's words with synonyms added). */
+/**
+ * The candidates of one request (`terms`: its words with synonyms added). Where the request has a model, every
+ * engine's list for it (`modelLists`); otherwise the engine's own ranking, deeper than asked when the learned usage
+ * signal or group lifts may reorder it.
+ */
 export function findCandidates(query: string, terms: string[], request: ToolSearchRequest, engines: SearchEngines, embedding?: QueryEmbedding): Candidates {
+  if (request.model) {
+    const lists = modelLists(query, terms, request, engines, embedding);
+    return { ranking: lists.fused ?? lists.lexical, lists };
+  }
+  const { sets, limit } = request;
+  const learning = engines.usage.learns(request);
   switch (request.engine) {
     case "regex":
-      return { ranking: engines.regex.search(query, request.limit, engines.accept) };
+      return { ranking: engines.regex.search(query, limit, engines.accept) };
     case "semantic":
-      return { ranking: engines.semantic.rankDense(needEmbedding(embedding).whole, request.limit, engines.accept) };
+      return { ranking: engines.semantic.rankDense(needEmbedding(embedding).whole, limit, engines.accept) };
     case "bm25":
-      return lexicalCandidates(query, terms, request, engines);
+      return { ranking: lexicalList(query, terms, sets, widen(sets.clauses || sets.groups ? Math.max(limit, SET_POOL) : limit, learning), engines) };
     case "hybrid":
-      return hybridCandidates(query, terms, request, engines, needEmbedding(embedding));
+      return { ranking: hybridRanking(query, needEmbedding(embedding), widen(sets.groups ? Math.max(limit, SET_POOL) : limit, learning), sets.clauses, engines).ranked };
   }
 }
 
 /**
- * `bm25`: the BM25 top list (the request merged with its clauses, and groups lifted, when tool sets are on). The
- * lexical model reads this list as it is, group lifts included. Ranked deeper than asked when the learned usage
- * signal or the model may reorder it.
+ * Every engine's list as the learned ranker reads it: for `hybrid`, the BM25, dense and fused lists (`hybridLists`);
+ * for `bm25`, its candidate list (`lexicalList`) to the ranker's depth, group lifts included. The same whatever the
+ * limit (a limit never exceeds that depth), so search, `explain` and training read the same evidence.
  */
-function lexicalCandidates(query: string, terms: string[], request: ToolSearchRequest, engines: SearchEngines): Candidates {
-  const { sets, model, limit } = request;
-  const wide = widen(sets.clauses || sets.groups ? Math.max(limit, SET_POOL) : limit, engines.usage.learns(request) || model !== undefined);
-  const ranking = lexicalList(query, terms, sets, wide, engines);
-  return { ranking, lists: model && lexicalLists(ranking) };
+export function modelLists(query: string, terms: string[], request: Pick<ToolSearchRequest, "engine" | "sets">, engines: SearchEngines, embedding?: QueryEmbedding): EngineLists {
+  const { sets } = request;
+  if (request.engine === "hybrid") return hybridLists(query, terms, needEmbedding(embedding), sets.clauses, engines);
+  return lexicalLists(lexicalList(query, terms, sets, sets.clauses || sets.groups ? SET_POOL : HYBRID_CANDIDATES, engines));
 }
 
 /** The BM25 top `width` of a request: its clauses merged and groups lifted when those tool-set parts are on. */
@@ -73,20 +82,9 @@ export function lexicalList(query: string, terms: string[], sets: ToolSearchRequ
     : lexical.index.search(terms, width, lexical.query);
 }
 
-/** What the lexical model reads for a `bm25` request: the head of its candidate list. */
-export function lexicalLists(ranking: Ranked[]): EngineLists {
+/** What the lexical model reads of a `bm25` candidate list: its head. */
+function lexicalLists(ranking: Ranked[]): EngineLists {
   return { lexical: ranking.slice(0, HYBRID_CANDIDATES) };
-}
-
-/** `hybrid`: the fused ranking, or, for the model, every engine's list (see `hybridLists`). */
-function hybridCandidates(query: string, terms: string[], request: ToolSearchRequest, engines: SearchEngines, embedding: QueryEmbedding): Candidates {
-  const { sets, model, limit } = request;
-  if (model) {
-    const lists = hybridLists(query, terms, embedding, sets.clauses, engines);
-    return { ranking: lists.fused!, lists };
-  }
-  const wide = widen(sets.groups ? Math.max(limit, SET_POOL) : limit, engines.usage.learns(request));
-  return { ranking: hybridRanking(query, embedding, wide, sets.clauses, engines).ranked };
 }
 
 /**

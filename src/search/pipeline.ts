@@ -16,11 +16,12 @@
  * (`SearchEngines`: vectors embedded, fits made, the caller's subset) and embeds the query for the dense engines
  * (`embedQuery`) before calling `searchTools`. docs/search-pipeline.md walks through it.
  */
+import type { QueryEvidence } from "../ranking/features.js";
 import { rankLearned } from "../ranking/rank.js";
 import type { ToolHit } from "../indexes/tool-index-options.js";
 import { curate } from "./curation.js";
 import type { SearchEngines } from "./engines.js";
-import { findCandidates, type QueryEmbedding } from "./engine-lists.js";
+import { findCandidates, modelLists, type QueryEmbedding } from "./engine-lists.js";
 import { queryEvidence } from "./evidence.js";
 import { toolHit } from "./hits.js";
 import type { ToolSearchRequest } from "./request.js";
@@ -35,4 +36,12 @@ export function searchTools(query: string, request: ToolSearchRequest, engines: 
     : candidates.ranking;
   const curated = curate(query, terms, ranked, request, engines);
   return curated.map((hit) => toolHit(engines.tool(hit.id), hit));
+}
+
+/**
+ * Stages 1 and 2 alone: the evidence the learned ranker of the request's engine (`bm25` or `hybrid`) reads, whether
+ * or not a model is on. For `explain`, the training script (`scripts/train-ranker.ts`) and tests.
+ */
+export function modelEvidence(query: string, terms: string[], request: Pick<ToolSearchRequest, "engine" | "sets">, engines: SearchEngines, embedding?: QueryEmbedding): QueryEvidence {
+  return queryEvidence(terms, modelLists(query, terms, request, engines, embedding), engines, embedding?.whole);
 }
