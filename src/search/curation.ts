@@ -10,7 +10,7 @@ import { withGroups } from "./engine-lists.js";
 import type { ToolSearchRequest } from "./request.js";
 
 /** The final ranking of a request: groups (hybrid), learned blend, pins, cut to `request.limit`. */
-export function curate(query: string, terms: string[], ranked: Ranked[], request: ToolSearchRequest, engines: SearchEngines): Ranked[] {
+export function curate(query: string, terms: string[], ranked: Ranked[], request: ToolSearchRequest, engines: Pick<SearchEngines, "usage" | "tool" | "exists">): Ranked[] {
   const lifted = request.engine === "hybrid" ? withGroups(ranked, request.sets.groups, engines) : ranked;
   return engines.usage.rerank(query, terms, lifted, request.limit, request, engines.exists);
 }
