@@ -414,9 +414,8 @@ export class ToolIndex {
     // An explanation has no page: a limit given with its options is not its to check.
     const request = searchRequest({ ...options, limit: undefined }, this.ranker);
     const all = Math.max(1, options.visible ? this.visibleCount(options.visible) : this.size);
-    const engines = this.engines(options, request.engine !== "regex");
     const embedding = embedsQuery(request.engine) ? await this.embed(query, request) : undefined;
-    return explainTool(query, name, request, engines, all, embedding);
+    return explainTool(query, name, request, this.engines(options, request.engine !== "regex"), all, embedding);
   }
 
   /**

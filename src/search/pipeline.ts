@@ -1,6 +1,6 @@
 /**
- * How a tool search runs, in one place (issue 36): a request passes five stages, each a module that calls only
- * downward (engines, the learned ranker, usage), never back into the index.
+ * How a tool search runs, in one place (issue 36): a request (`request.ts`) passes five stages, each a module that
+ * calls only downward (engines, the learned ranker, usage), never back into the index.
  *
  * ```
  * request ──► 1 candidates ──► 2 features ──► 3 model ──► 4 curation ──► 5 hits
@@ -28,13 +28,17 @@ import type { ToolSearchRequest } from "./request.js";
 
 /** The hits of one request, best first. `embedding`: the query's vectors, for `semantic` and `hybrid`. */
 export function searchTools(query: string, request: ToolSearchRequest, engines: SearchEngines, embedding?: QueryEmbedding): ToolHit[] {
-  // The request's words with synonyms added (a regex request is a pattern, not words).
+  // 0. The request's words, synonyms added (a regex request is a pattern, not words).
   const terms = request.engine === "regex" ? [] : engines.usage.terms(query).terms;
+  // 1. Candidates from each engine.
   const candidates = findCandidates(query, terms, request, engines, embedding);
+  // 2–3. Every engine's evidence as features, ranked by the model (where the request has one).
   const ranked = request.model && candidates.lists
     ? rankLearned(request.model, queryEvidence(terms, candidates.lists, engines, embedding?.whole))
     : candidates.ranking;
+  // 4. Curation within what the caller sees: group lifts, the learned usage blend, pins, the limit.
   const curated = curate(query, terms, ranked, request, engines);
+  // 5. Hits as the caller gets them.
   return curated.map((hit) => toolHit(engines.tool(hit.id), hit));
 }
 
