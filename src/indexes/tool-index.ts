@@ -449,7 +449,7 @@ export class ToolIndex {
     const embedding = engine === "hybrid" ? await this.embed(query, request) : undefined;
     const { terms } = this.usage.terms(query);
     const evidence = modelEvidence(query, terms, request, this.engines(options, true), embedding);
-    return { kind: engine === "hybrid" ? "hybrid" : "lexical", model: modelFor(engine, options, this.ranker), evidence };
+    return { model: modelFor(engine, options, this.ranker), kind: engine === "hybrid" ? "hybrid" : "lexical", evidence };
   }
 
   /** The BM25 index, its ranking chosen for this catalog first when that is due (see `ToolBm25Options.fit`). */
