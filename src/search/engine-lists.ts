@@ -17,7 +17,7 @@ import type { ToolSearchRequest } from "./request.js";
 /** The query as the dense engines read it: the whole request's sentence vectors, and each clause's own vector. */
 export interface QueryEmbedding {
   whole: QueryVectors;
-  /** By clause text; present when `hybrid` ranks the request clause by clause. */
+  /** Each clause with its vector when `hybrid` ranks the request clause by clause; empty otherwise. */
   clauses: [string, QueryVectors][];
 }
 
@@ -30,8 +30,8 @@ export interface Candidates {
 }
 
 /**
- * Embeds what the dense engines read: the request (one vector per sentence) and, for `hybrid` with clauses, each
- * clause, in one call to the embedder.
+ * Embeds what the dense engines read: the request (one vector per sentence, one call to the embedder) and, for
+ * `hybrid` with clauses, its clauses (one more call for all of them).
  */
 export async function embedQuery(query: string, request: Pick<ToolSearchRequest, "engine" | "sets">, semantic: SemanticStore): Promise<QueryEmbedding> {
   const whole = await semantic.embedQuery(query);
