@@ -14,39 +14,34 @@ import type { AnthropicTool, Tool } from "../catalog/tool.js";
 import { checkItem } from "../catalog/validate.js";
 import type { Embedder } from "../embeddings/embedder.js";
 import type { EmbedProgress } from "../embeddings/provider.js";
-import { HYBRID_CANDIDATES, needsAsync, type QueryVectors, querySentences, SemanticStore, type VectorState } from "../embeddings/semantic-store.js";
+import { HYBRID_CANDIDATES, SemanticStore, type VectorState } from "../embeddings/semantic-store.js";
 import { toolEmbeddingText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
 import { Bm25fIndex, type Bm25fOptions, type Bm25fScoring, type Bm25fSubset } from "../engines/bm25f.js";
-import { type ClauseRanking, clauseRanking, explainClauses, type ExplainedSets, groupLifts, groupOf, liftGroups, SET_POOL, taskClauses } from "./tool-sets.js";
 import { candidateScoring, type FitResult, type FitTarget, fitFusionWeight, type FusionFitResult, fitLexicalRanking, pseudoQueries, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
 import { RegexIndex } from "../engines/regex.js";
-import type { FusionInput } from "../engines/fusion.js";
-import { type EngineLists, type EvidenceSources, gatherEvidence } from "../ranking/candidates.js";
 import type { QueryEvidence } from "../ranking/features.js";
-import { type LinearModel, type RankerModel, shippedModel } from "../ranking/model.js";
-import { explainLearned, rankLearned } from "../ranking/rank.js";
-import type { Ranked } from "../engines/top-k.js";
+import type { LinearModel } from "../ranking/model.js";
+import { embedQuery, type QueryEmbedding } from "../search/engine-lists.js";
+import type { SearchEngines } from "../search/engines.js";
+import { explainTool } from "../search/explain-tool.js";
+import { modelEvidence, searchTools } from "../search/pipeline.js";
+import { embedsQuery, modelFor, type RankerModels, rankerModels, searchRequest, setParts, syncSearchRequest, type ToolSearchRequest } from "../search/request.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
 import { closestNames } from "../text/suggest.js";
-import { truncateAtWord } from "../text/truncate.js";
 import type { LearnedSignal } from "../usage/learned.js";
 import { curationOfFile } from "../usage/catalog-curation.js";
 import { UsageRanking, type UsageSearchOptions } from "../usage/ranking.js";
 import { checkRules, checkSynonyms, type Rules, type Synonyms } from "../usage/curation.js";
-import {
-  type Explanation, type ExplainOptions, explainedFields, explainedParts, explainedSimilarity, explainedTerms,
-  NOT_A_HYBRID_CANDIDATE, NOT_A_RANKER_CANDIDATE, placeIn,
-} from "./explain.js";
+import type { Explanation, ExplainOptions } from "./explain.js";
 import {
   analyzerSettings, bm25Sections, bm25State, checkAnalyzer, decodeSnapshot, encodeSnapshot, int32Section, invalid, savedVectors, textSection, vectorParts,
 } from "./snapshot.js";
 import { restoredTool, type StoredTool, ToolTable } from "./tool-table.js";
-import { REGEX_FIELD_NAMES, regexFields, TOOL_FIELDS, type ToolTexts, toolTexts } from "./tool-fields.js";
-import {
-  DEFAULT_LIMIT, DEFAULT_SETS, DEFAULT_TOOL_BM25, DESCRIPTION_PREVIEW_CHARS, MAX_LIMIT,
-  TOOL_ENGINES, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions, type ToolSetOptions, type ToolVisibility,
-} from "./tool-index-options.js";
+import { regexFields, TOOL_FIELDS, type ToolTexts, toolTexts } from "./tool-fields.js";
+import { DEFAULT_TOOL_BM25, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions, type ToolVisibility } from "./tool-index-options.js";
+
+export { checkLimit } from "../search/request.js";
 
 export class ToolIndex {
   readonly analyzer: Analyzer;
@@ -84,7 +79,7 @@ export class ToolIndex {
   private readonly usage: UsageRanking;
   private readonly exists = (name: string) => this.tools.has(name);
   /** The learned ranker's models (`ToolIndexOptions.ranker`), or undefined where it is off. */
-  private readonly ranker: { hybrid?: LinearModel; lexical?: LinearModel };
+  private readonly ranker: RankerModels;
 
   constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
     this.analyzer = createAnalyzer(options.analyzer);
@@ -329,25 +324,21 @@ export class ToolIndex {
     return true;
   }
 
-  /** Searches the catalog; see `ToolSearchOptions`. */
+  /**
+   * Searches the catalog; see `ToolSearchOptions`. The search is the pipeline of `src/search/pipeline.ts`
+   * (candidates from each engine → features → model → curation and visibility → hits); the index only makes ready
+   * what it reads: the query's vectors for a dense engine, and the engines as this caller sees them.
+   */
   async search(query: string, options: ToolSearchOptions = {}): Promise<ToolHit[]> {
-    const engine = options.engine ?? "bm25";
-    if (engine !== "semantic" && engine !== "hybrid") return this.searchSync(query, options);
-    const limit = checkLimit(options.limit);
-    this.undefer();
-    await this.semantic.prepare();
-    if (engine === "hybrid") await this.fitFusion();
-    const vector = await this.semantic.embedQuery(query);
-    const accept = options.visible?.accept;
-    const { terms } = this.usage.terms(query);
-    if (engine === "semantic") return this.finish(query, terms, this.semantic.rankDense(vector, limit, accept), limit, { ...options, learned: false });
-    const sets = setParts(options.sets, engine);
-    const wide = this.widen(sets.groups ? Math.max(limit, SET_POOL) : limit, this.usage.learns(options));
-    const model = options.ranker === false ? undefined : this.ranker.hybrid;
-    const ranked = model
-      ? rankLearned(model, await this.hybridEvidence(query, terms, vector, options, sets.clauses))
-      : (await this.hybridSets(query, vector, wide, options, sets.clauses)).ranked;
-    return this.finish(query, terms, this.withGroups(ranked, sets.groups), limit, options);
+    const request = searchRequest(options, this.ranker);
+    const embedding = embedsQuery(request.engine) ? await this.embed(query, request) : undefined;
+    return searchTools(query, request, this.enginesFor(request), embedding);
+  }
+
+  /** `search` without the promise, for the engines that need no I/O (`bm25`, `regex`). */
+  searchSync(query: string, options: ToolSearchOptions = {}): ToolHit[] {
+    const request = syncSearchRequest(options, this.ranker);
+    return searchTools(query, request, this.enginesFor(request));
   }
 
   /**
@@ -371,36 +362,35 @@ export class ToolIndex {
     return this.semantic.getEmbedder();
   }
 
-  /** `search` without the promise, for the engines that need no I/O (`bm25`, `regex`). */
-  searchSync(query: string, options: ToolSearchOptions = {}): ToolHit[] {
-    const limit = checkLimit(options.limit);
-    const engine = options.engine ?? "bm25";
-    if (engine === "bm25") {
-      const { terms } = this.usage.terms(query);
-      const sets = setParts(options.sets, engine);
-      const model = options.ranker === false ? undefined : this.ranker.lexical;
-      const wide = this.widen(sets.clauses || sets.groups ? Math.max(limit, SET_POOL) : limit, this.usage.learns(options) || model !== undefined);
-      const ranked = sets.clauses || sets.groups
-        ? this.withGroups(this.lexicalSets(query, wide, options, sets.clauses).ranked, sets.groups)
-        : this.bm25.search(terms, wide, this.bm25Query(options));
-      return this.finish(query, terms, model ? rankLearned(model, this.lexicalEvidence(terms, ranked, options)) : ranked, limit, options);
-    }
-    if (engine === "regex") {
-      this.undefer();
-      return this.finish(query, [], this.regex.search(query, limit, options.visible?.accept), limit, { ...options, learned: false });
-    }
-    if (engine === "semantic" || engine === "hybrid") throw needsAsync(engine);
-    throw new ToolsearchError("unknown_engine", `Unknown engine ${JSON.stringify(engine)}: use ${TOOL_ENGINES.join(", ")}.`);
+  /** The query's vectors for a dense engine, once every tool has its vector (and `hybrid`'s fusion is fitted). */
+  private async embed(query: string, request: Pick<ToolSearchRequest, "engine" | "sets">): Promise<QueryEmbedding> {
+    this.undefer();
+    await this.semantic.prepare();
+    if (request.engine === "hybrid") await this.fitFusion();
+    return embedQuery(query, request, this.semantic);
   }
 
-  /** How many candidates an engine ranks: more than asked when the learned blend may reorder them. */
-  private widen(limit: number, learning: boolean): number {
-    return learning ? Math.max(limit, HYBRID_CANDIDATES) : limit;
+  /** The engines a search reads: the regex and embedding texts made unless it is `bm25`, BM25 readied where it is used. */
+  private enginesFor(request: ToolSearchRequest): SearchEngines {
+    if (request.engine !== "bm25") this.undefer();
+    return this.engines(request, request.engine === "bm25" || request.engine === "hybrid");
   }
 
-  /** Blends the learned signal, applies pinned rules, and shapes the hits. */
-  private finish(query: string, terms: string[], ranked: Ranked[], limit: number, options: ToolSearchOptions): ToolHit[] {
-    return this.usage.rerank(query, terms, ranked, limit, options, this.existsFor(options.visible)).map((hit) => this.toHit(hit));
+  /**
+   * What the search stages read (`SearchEngines`) for a caller: with `lexical`, BM25 with the catalog's ranking fitted
+   * first when due and the caller's subset (see `bm25Query`).
+   */
+  private engines(options: { fuzzy?: boolean; visible?: ToolVisibility }, lexical: boolean): SearchEngines {
+    const tools = this.tools;
+    return {
+      lexical: lexical ? { index: this.bm25, query: this.bm25Query(options), fields: this.bm25Options.fields.map((f) => f.name) } : undefined,
+      semantic: this.semantic,
+      regex: this.regex,
+      usage: this.usage,
+      tool: (name) => tools.get(name)!,
+      exists: this.existsFor(options.visible),
+      accept: options.visible?.accept,
+    };
   }
 
   /** Which names a pinned rule may bring in: tools of the index, and of those only the ones the caller sees. */
@@ -421,68 +411,11 @@ export class ToolIndex {
   async explain(query: string, name: string, options: ExplainOptions<ToolEngine> & UsageSearchOptions & Pick<ToolSearchOptions, "sets" | "visible" | "ranker"> = {}): Promise<Explanation> {
     this.require(name, options.visible);
     this.undefer();
-    const engine = options.engine ?? "bm25";
-    const accept = options.visible?.accept;
-    const exists = this.existsFor(options.visible);
+    // An explanation has no page: a limit given with its options is not its to check.
+    const request = searchRequest({ ...options, limit: undefined }, this.ranker);
     const all = Math.max(1, options.visible ? this.visibleCount(options.visible) : this.size);
-    const base = { name, engine, query };
-    // Curation and use, ranked and explained as search applies them (the learned part only for bm25 and hybrid).
-    const place = (ranked: Ranked[], learning: boolean) => {
-      const use = learning ? options : { learned: false };
-      const ranking = this.usage.rerank(query, terms, ranked, all, use, exists);
-      return { ...placeIn(ranking, name), ...this.usage.explain(query, name, ranked, use, exists) };
-    };
-    const { terms } = this.usage.terms(query);
-    if (engine === "regex") {
-      const fields = explainedFields(this.regex.explain(query, name), REGEX_FIELD_NAMES);
-      return { ...base, ...place(this.regex.search(query, all, accept), false), fields };
-    }
-    const bm25 = this.bm25Query(options);
-    const bm25Terms = () => explainedTerms(this.bm25.explain(terms, name, bm25));
-    // Tool sets as search applies them: the merged clause ranking (and group lifts) is what is placed and explained.
-    const withSets = (ranking: ClauseRanking, groups: boolean) => {
-      const lifts = groups ? groupLifts(ranking.ranked, (id) => groupOf(this.tools.get(id)!)) : undefined;
-      const explained: ExplainedSets = { clauses: explainClauses(ranking, name), group: lifts?.get(name) };
-      const sets = explained.clauses || explained.group ? { sets: explained } : {};
-      return { ranked: this.withGroups(ranking.ranked, groups), sets };
-    };
-    // The learned ranker, when on: its ranking of the candidates is what is placed, and each feature's part is shown.
-    const learned = await this.rankerEvidence(query, options);
-    const explained = learned?.model && explainLearned(learned.kind, learned.model, learned.evidence, name);
-    const learnedRanking = explained && { ranked: explained.ranked, ...(explained.ranker ? { ranker: explained.ranker } : { note: NOT_A_RANKER_CANDIDATE }) };
-    if (engine === "bm25") {
-      const parts = setParts(options.sets, "bm25");
-      if (learnedRanking) {
-        const { ranked, ...why } = learnedRanking;
-        return { ...base, ...place(this.withGroups(ranked, parts.groups), true), terms: bm25Terms(), ...why };
-      }
-      if (!parts.clauses && !parts.groups) return { ...base, ...place(this.bm25.search(terms, all, bm25), true), terms: bm25Terms() };
-      const { ranked, sets } = withSets(this.lexicalSets(query, this.widen(SET_POOL, this.usage.learns(options)), options, parts.clauses), parts.groups);
-      return { ...base, ...place(ranked, true), terms: bm25Terms(), ...sets };
-    }
-    if (engine !== "semantic" && engine !== "hybrid") this.searchSync(query, { engine }); // throws unknown_engine
-    await this.semantic.prepare();
-    const vectors = await this.semantic.embedQuery(query);
-    const semantic = explainedSimilarity(querySentences(query), this.semantic.sentenceScores(name, vectors));
-    if (engine === "semantic") return { ...base, ...place(this.semantic.rankDense(vectors, all, accept), false), semantic };
-    await this.fitFusion();
-    const setOptions = setParts(options.sets, "hybrid");
-    const lexical = this.bm25.search(terms, HYBRID_CANDIDATES, bm25);
-    const { fused, input } = this.semantic.explainHybrid(lexical, vectors, accept);
-    const hit = fused.find((h) => h.id === name);
-    const parts = explainedParts(hit, input, name);
-    // The clause ranking only when it applies: a one-clause request is placed in `fused` as before.
-    const split = setOptions.clauses && taskClauses(query).length > 0;
-    const { ranked, sets } = split || setOptions.groups
-      ? withSets(split ? await this.hybridSets(query, vectors, SET_POOL, options, true) : { ranked: fused, clauses: [] }, setOptions.groups)
-      : { ranked: fused, sets: {} };
-    if (learnedRanking) {
-      const { ranked: learnedRanked, ...why } = learnedRanking;
-      return { ...base, ...place(this.withGroups(learnedRanked, setOptions.groups), true), parts, terms: bm25Terms(), semantic, ...sets, ...why };
-    }
-    const out: Explanation = { ...base, ...place(ranked, true), parts, terms: bm25Terms(), semantic, ...sets };
-    if (!ranked.some((h) => h.id === name) && !out.learned && !out.pinned) out.note = NOT_A_HYBRID_CANDIDATE;
-    return out;
+    const embedding = embedsQuery(request.engine) ? await this.embed(query, request) : undefined;
+    return explainTool(query, name, request, this.engines(options, request.engine !== "regex"), all, embedding);
   }
 
   /**
@@ -504,102 +437,19 @@ export class ToolIndex {
     return this.autoFit ? (this.lexical(), this.fitted!.ranking) : "custom";
   }
 
-  /** The BM25 ranking of a request, merged with its clauses' rankings when asked (see `tool-sets.ts`). */
-  private lexicalSets(query: string, pool: number, options: { fuzzy?: boolean; visible?: ToolVisibility }, clauses: boolean): ClauseRanking {
-    const bm25 = this.bm25Query(options);
-    // Synonyms apply to each clause as to the whole request.
-    const rank = (text: string) => this.bm25.search(this.usage.terms(text).terms, pool, bm25);
-    return clauseRanking(query, clauses ? taskClauses(query) : [], rank, pool);
-  }
-
-  /**
-   * The hybrid ranking of a request. With clauses, each clause is ranked by both engines and fused on its own (its
-   * words and its own embedding) before the fused lists are merged, so a part of the task that the whole request's
-   * vector drowns still brings its best tools up. A request of one clause is fused exactly as without `sets`.
-   */
-  private async hybridSets(query: string, vector: QueryVectors, wide: number, options: ToolSearchOptions, clauses: boolean, input?: FusionInput): Promise<ClauseRanking> {
-    const accept = options.visible?.accept;
-    const parts = clauses ? taskClauses(query) : [];
-    // `input`: the whole request's two lists, when the caller has them already (the learned ranker reads them too).
-    if (parts.length === 0) {
-      return { ranked: input ? this.semantic.fuseInput(input, wide) : this.semantic.rankHybrid(this.lexicalSets(query, HYBRID_CANDIDATES, options, false).ranked, vector, wide, accept), clauses: [] };
-    }
-    const vectors = new Map<string, QueryVectors>([[query, vector], ...(await this.semantic.embedClauses(parts))]);
-    const bm25 = this.bm25Query(options);
-    const rank = (text: string) => text === query && input ? this.semantic.fuseInput(input, SET_POOL)
-      : this.semantic.rankHybrid(this.bm25.search(this.usage.terms(text).terms, HYBRID_CANDIDATES, bm25), vectors.get(text)!, SET_POOL, accept);
-    return clauseRanking(query, parts, rank, Math.max(wide, SET_POOL));
-  }
-
-  /**
-   * What the learned ranker reads for a `hybrid` request (issue 36): the union of the BM25 top list, the dense top
-   * list and the unlearned hybrid ranking (clauses merged when the request has several), with every engine's evidence
-   * about each candidate.
-   */
-  private async hybridEvidence(query: string, terms: string[], vector: QueryVectors, options: ToolSearchOptions, clauses: boolean): Promise<QueryEvidence> {
-    const bm25 = this.bm25Query(options);
-    const lexical = this.bm25.search(terms, HYBRID_CANDIDATES, bm25);
-    const input = this.semantic.fusionInput(lexical, vector, HYBRID_CANDIDATES, options.visible?.accept);
-    const ranking = await this.hybridSets(query, vector, SET_POOL, options, clauses, input);
-    const lists: EngineLists = {
-      lexical,
-      // The dense top list comes first in the input; the lexical candidates it lacked follow with their cosines.
-      dense: input.dense.slice(0, HYBRID_CANDIDATES),
-      cosines: new Map(input.dense.map((h) => [h.id, h.score])),
-      fused: ranking.ranked,
-      clauses: ranking.whole ? ranking.clauses.map((c) => c.ranked) : undefined,
-    };
-    return gatherEvidence(this.evidenceSources(terms, options, vector), lists);
-  }
-
-  /** What the lexical model reads for a `bm25` request: its BM25 top list with each candidate's term matches. */
-  private lexicalEvidence(terms: string[], ranked: Ranked[], options: ToolSearchOptions): QueryEvidence {
-    return gatherEvidence(this.evidenceSources(terms, options), { lexical: ranked.slice(0, HYBRID_CANDIDATES) });
-  }
-
-  /** How the ranker asks the engines about a candidate missing from their lists. */
-  private evidenceSources(terms: string[], options: ToolSearchOptions, vector?: QueryVectors): EvidenceSources {
-    const bm25 = this.bm25Query(options);
-    return {
-      fields: this.bm25Options.fields.map((f) => f.name),
-      matches: (ids) => this.bm25.termMatches(terms, ids, bm25.subset),
-      // Exact terms only: typo expansion would search the vocabulary again, and a candidate outside BM25's top list
-      // scores below its last anyway.
-      lexicalScores: (ids) => this.bm25.exactScores(terms, ids, bm25.subset),
-      cosine: vector && ((id) => {
-        const scores = this.semantic.sentenceScores(id, vector);
-        return scores && Math.max(...scores);
-      }),
-    };
-  }
-
   /**
    * The evidence of a request as the ranker of its engine (`bm25` or `hybrid`) reads it, with the model in use
-   * (undefined where the ranker is off). For `explain`, the training script (`scripts/train-ranker.ts`) and tests.
+   * (undefined where the ranker is off): stages 1 and 2 of the search pipeline alone. For `explain`, the training
+   * script (`scripts/train-ranker.ts`) and tests.
    */
   async rankerEvidence(query: string, options: ToolSearchOptions = {}): Promise<{ kind: "hybrid" | "lexical"; model?: LinearModel; evidence: QueryEvidence } | undefined> {
     const engine = options.engine ?? "bm25";
-    const kind = engine === "hybrid" ? "hybrid" : engine === "bm25" ? "lexical" : undefined;
-    if (!kind) return undefined;
-    const model = options.ranker === false ? undefined : this.ranker[kind];
+    if (engine !== "bm25" && engine !== "hybrid") return undefined;
+    const request = { engine, sets: setParts(options.sets, engine) };
+    const embedding = engine === "hybrid" ? await this.embed(query, request) : undefined;
     const { terms } = this.usage.terms(query);
-    if (kind === "lexical") {
-      const sets = setParts(options.sets, "bm25");
-      const ranked = sets.clauses || sets.groups
-        ? this.withGroups(this.lexicalSets(query, SET_POOL, options, sets.clauses).ranked, sets.groups)
-        : this.bm25.search(terms, HYBRID_CANDIDATES, this.bm25Query(options));
-      return { model, kind, evidence: this.lexicalEvidence(terms, ranked, options) };
-    }
-    this.undefer();
-    await this.semantic.prepare();
-    await this.fitFusion();
-    const vector = await this.semantic.embedQuery(query);
-    return { model, kind, evidence: await this.hybridEvidence(query, terms, vector, options, setParts(options.sets, "hybrid").clauses) };
-  }
-
-  /** Lifts the members of strong groups when asked (see `tool-sets.ts`). */
-  private withGroups(ranked: Ranked[], groups: boolean): Ranked[] {
-    return groups ? liftGroups(ranked, (id) => groupOf(this.tools.get(id)!)) : ranked;
+    const evidence = modelEvidence(query, terms, request, this.engines(options, true), embedding);
+    return { model: modelFor(engine, options, this.ranker), kind: engine === "hybrid" ? "hybrid" : "lexical", evidence };
   }
 
   /** The BM25 index, its ranking chosen for this catalog first when that is due (see `ToolBm25Options.fit`). */
@@ -678,13 +528,6 @@ export class ToolIndex {
     return { fuzzy: options.fuzzy, ...(options.visible ? { subset: this.subset(options.visible) } : {}) };
   }
 
-  private toHit(hit: Ranked): ToolHit {
-    const tool = this.tools.get(hit.id)!;
-    const out: ToolHit = { name: tool.name, score: hit.score, description: truncateAtWord(tool.description, DESCRIPTION_PREVIEW_CHARS) };
-    if (tool.category !== undefined) out.category = tool.category;
-    return out;
-  }
-
   private check(tool: unknown): Tool {
     const checked = checkItem(tool, this.tools.size, "tool");
     if (!checked.tool) {
@@ -746,40 +589,4 @@ function savedTools(ids: (string | null)[], sections: Parameters<typeof textSect
   const names = Array.from(slots, (slot) => ids[slot]);
   if (names.some((name) => typeof name !== "string")) throw invalid("a tool names a BM25 slot with no id");
   return ToolTable.of(names as string[], texts);
-}
-
-/**
- * Which parts of tool sets a search uses: those it asked for, else the engine's defaults (`DEFAULT_SETS`); `false`
- * turns every part off.
- */
-function setParts(sets: ToolSearchOptions["sets"], engine: "bm25" | "hybrid"): Required<ToolSetOptions> {
-  const defaults = DEFAULT_SETS[engine];
-  if (sets === undefined) return defaults;
-  if (typeof sets === "object") return { clauses: sets.clauses ?? defaults.clauses, groups: sets.groups ?? defaults.groups };
-  return { clauses: sets, groups: sets };
-}
-
-/** Validates a result limit (1–50, default 5). */
-export function checkLimit(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw new ToolsearchError("invalid_option", `limit must be a whole number from 1 to ${MAX_LIMIT} (got ${limit}).`);
-  }
-  return limit;
-}
-
-/**
- * The learned ranker's models for these options: the shipped model (or the one given), except where the caller chose
- * the scoring itself (plain BM25 or custom BM25 parameters turn both off, a fusion `method` or `lexicalWeight` the
- * hybrid one), so that a reference or a tuning run measures exactly what it configured.
- */
-function rankerModels(options: ToolIndexOptions): { hybrid?: LinearModel; lexical?: LinearModel } {
-  if (options.ranker === false) return {};
-  const model: RankerModel = options.ranker ?? shippedModel();
-  const bm25 = options.bm25 ?? {};
-  const customLexical = bm25.bag !== undefined || bm25.k1 !== undefined || bm25.fields !== undefined;
-  return {
-    hybrid: customLexical || options.fusion?.method !== undefined || options.fusion?.lexicalWeight !== undefined ? undefined : model.hybrid,
-    lexical: customLexical ? undefined : model.lexical,
-  };
 }

@@ -1,0 +1,30 @@
+/**
+ * Stage 2 of a tool search (`pipeline.ts`): the evidence the learned ranker's features are made of. The lists of
+ * stage 1 give each candidate's ranks and scores; what an engine's list lacks about a candidate (its term matches,
+ * its BM25F score outside the BM25 top list, its cosine outside the dense one) is asked of that engine here.
+ */
+import type { QueryVectors } from "../embeddings/semantic-store.js";
+import { type EngineLists, type EvidenceSources, gatherEvidence } from "../ranking/candidates.js";
+import type { QueryEvidence } from "../ranking/features.js";
+import { lexicalOf, type SearchEngines } from "./engines.js";
+
+/** Every candidate of `lists` with every engine's evidence about it; `vector` adds the dense evidence (`hybrid`). */
+export function queryEvidence(terms: string[], lists: EngineLists, engines: SearchEngines, vector?: QueryVectors): QueryEvidence {
+  return gatherEvidence(evidenceSources(terms, engines, vector), lists);
+}
+
+/** How the ranker asks the engines about a candidate missing from their lists. */
+function evidenceSources(terms: string[], engines: SearchEngines, vector?: QueryVectors): EvidenceSources {
+  const { index, query, fields } = lexicalOf(engines);
+  return {
+    fields,
+    matches: (ids) => index.termMatches(terms, ids, query.subset),
+    // Exact terms only: typo expansion would search the vocabulary again, and a candidate outside BM25's top list
+    // scores below its last anyway.
+    lexicalScores: (ids) => index.exactScores(terms, ids, query.subset),
+    cosine: vector && ((id) => {
+      const scores = engines.semantic.sentenceScores(id, vector);
+      return scores && Math.max(...scores);
+    }),
+  };
+}
