@@ -517,7 +517,7 @@ export class ToolIndex {
    * words and its own embedding) before the fused lists are merged, so a part of the task that the whole request's
    * vector drowns still brings its best tools up. A request of one clause is fused exactly as without `sets`.
    */
-  private async hybridSets(query: string, vector: QueryVectors, wide: number, options: ToolSearchOptions, clauses: boolean, input?: FusionInput): Promise<ClauseRanking> {
+  private async hybridSets(query: string, vector: QueryVectors, wide: number, options: ToolSearchOptions, clauses: boolean, input?: FusionInput, seen?: ClauseInputs): Promise<ClauseRanking> {
     const accept = options.visible?.accept;
     const parts = clauses ? taskClauses(query) : [];
     // `input`: the whole request's two lists, when the caller has them already (the learned ranker reads them too).
@@ -526,8 +526,13 @@ export class ToolIndex {
     }
     const vectors = new Map<string, QueryVectors>([[query, vector], ...(await this.semantic.embedClauses(parts))]);
     const bm25 = this.bm25Query(options);
-    const rank = (text: string) => text === query && input ? this.semantic.fuseInput(input, SET_POOL)
-      : this.semantic.rankHybrid(this.bm25.search(this.usage.terms(text).terms, HYBRID_CANDIDATES, bm25), vectors.get(text)!, SET_POOL, accept);
+    const rank = (text: string) => {
+      if (text === query && input) return this.semantic.fuseInput(input, SET_POOL);
+      const terms = this.usage.terms(text).terms;
+      const clause = this.semantic.fusionInput(this.bm25.search(terms, HYBRID_CANDIDATES, bm25), vectors.get(text)!, SET_POOL, accept);
+      seen?.set(text, { terms, vector: vectors.get(text)!, input: clause });
+      return this.semantic.fuseInput(clause, SET_POOL);
+    };
     return clauseRanking(query, parts, rank, Math.max(wide, SET_POOL));
   }
 
@@ -540,16 +545,32 @@ export class ToolIndex {
     const bm25 = this.bm25Query(options);
     const lexical = this.bm25.search(terms, HYBRID_CANDIDATES, bm25);
     const input = this.semantic.fusionInput(lexical, vector, HYBRID_CANDIDATES, options.visible?.accept);
-    const ranking = await this.hybridSets(query, vector, SET_POOL, options, clauses, input);
+    const seen: ClauseInputs = new Map();
+    const ranking = await this.hybridSets(query, vector, SET_POOL, options, clauses, input, seen);
+    const evidence = this.fusedEvidence(terms, vector, input, ranking.ranked, options, ranking.whole && ranking.clauses.map((c) => c.ranked));
+    // What each clause, as a request of its own, says about the same candidates (from the lists its ranking was
+    // fused from): a tool that serves one step of a task matches that step's words, not the whole request's.
+    if (ranking.whole) {
+      const ids = evidence.candidates.map((c) => c.id);
+      evidence.clauses = ranking.clauses.map((c) => {
+        const { terms, vector, input } = seen.get(c.text)!;
+        return this.fusedEvidence(terms, vector, input, c.ranked, options, undefined, ids);
+      });
+    }
+    return evidence;
+  }
+
+  /** The evidence of one fused ranking, gathered from the two lists it was fused from. */
+  private fusedEvidence(terms: string[], vector: QueryVectors, input: FusionInput, fused: Ranked[], options: ToolSearchOptions, clauses?: Ranked[][], ids?: string[]): QueryEvidence {
     const lists: EngineLists = {
-      lexical,
+      lexical: input.lexical,
       // The dense top list comes first in the input; the lexical candidates it lacked follow with their cosines.
       dense: input.dense.slice(0, HYBRID_CANDIDATES),
       cosines: new Map(input.dense.map((h) => [h.id, h.score])),
-      fused: ranking.ranked,
-      clauses: ranking.whole ? ranking.clauses.map((c) => c.ranked) : undefined,
+      fused,
+      clauses,
     };
-    return gatherEvidence(this.evidenceSources(terms, options, vector), lists);
+    return gatherEvidence(this.evidenceSources(terms, options, vector), lists, ids);
   }
 
   /** What the lexical model reads for a `bm25` request: its BM25 top list with each candidate's term matches. */
@@ -747,6 +768,9 @@ function savedTools(ids: (string | null)[], sections: Parameters<typeof textSect
   if (names.some((name) => typeof name !== "string")) throw invalid("a tool names a BM25 slot with no id");
   return ToolTable.of(names as string[], texts);
 }
+
+/** What a clause of a request was ranked from: its words, its vector and the two lists fused for it. */
+type ClauseInputs = Map<string, { terms: string[]; vector: QueryVectors; input: FusionInput }>;
 
 /**
  * Which parts of tool sets a search uses: those it asked for, else the engine's defaults (`DEFAULT_SETS`); `false`

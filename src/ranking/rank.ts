@@ -3,11 +3,22 @@
  * every engine breaks them), and the parts of one candidate's score for `explain`.
  */
 import { compareRanked, type Ranked } from "../engines/top-k.js";
+import { coverClauses } from "./coverage.js";
 import { featureRows, type QueryEvidence } from "./features.js";
 import { contributions, type FeatureContribution, type LinearModel, scoreRow } from "./model.js";
 
-/** The candidates of `evidence` ranked by `model`, best first. */
+/**
+ * The candidates of `evidence` ranked by `model`, best first; when the request was split into clauses and the model
+ * covers them, in coverage order (`coverage.ts`, scored there).
+ */
 export function rankLearned(model: LinearModel, evidence: QueryEvidence): Ranked[] {
+  const scored = scoreCandidates(model, evidence);
+  if (!model.coverage || !evidence.clauses) return scored;
+  return coverClauses(scored, evidence.clauses.map((clause) => scoreCandidates(model, clause)), model.coverage);
+}
+
+/** The model's score of every candidate, best first. */
+function scoreCandidates(model: LinearModel, evidence: QueryEvidence): Ranked[] {
   const rows = featureRows(evidence);
   return evidence.candidates.map((c, i) => ({ id: c.id, score: scoreRow(model, rows[i]) })).sort(compareRanked);
 }
@@ -18,6 +29,11 @@ export interface ExplainedRanker {
   /** The model's score; the contributions add up to it. */
   score: number;
   features: FeatureContribution[];
+  /**
+   * The request was split into clauses and the model covers them (`coverage.ts`): the weight of coverage, and the
+   * candidate's score in coverage order, which is what it is placed by.
+   */
+  coverage?: { weight: number; score: number };
 }
 
 /** The parts of `id`'s learned score, or undefined when it is not a candidate. */
@@ -25,5 +41,7 @@ export function explainLearned(kind: ExplainedRanker["model"], model: LinearMode
   const at = evidence.candidates.findIndex((c) => c.id === id);
   if (at < 0) return undefined;
   const row = featureRows(evidence)[at];
-  return { model: kind, score: scoreRow(model, row), features: contributions(model, row) };
+  const out: ExplainedRanker = { model: kind, score: scoreRow(model, row), features: contributions(model, row) };
+  if (model.coverage && evidence.clauses) out.coverage = { weight: model.coverage, score: rankLearned(model, evidence).find((hit) => hit.id === id)!.score };
+  return out;
 }
