@@ -6,7 +6,9 @@
  *   node --import tsx scripts/train-ranker.ts --all                    # every catalog left out in turn: the table
  *   node --import tsx scripts/train-ranker.ts --write-model --ship hybrid,lexical   # train on all, write model.json
  *
- * Options: --data DIR (default ../shared/data), --cache FILE (embedding cache, default .bench-out/embeddings.sqlite),
+ * Options: --loss every|any (default every: each relevant candidate is asked for; any: their mass together),
+ * --no-coverage (no clause coverage weight), --data DIR (default ../shared/data), --cache FILE (embedding cache,
+ * default .bench-out/embeddings.sqlite),
  * --out DIR (features, default .bench-out/ranker), --refresh (recompute features), --max-queries N (per query file,
  * evenly spread). The first run embeds every catalog and query with USE lite (minutes on a loaded machine) and writes
  * each set's candidates and features under --out; later runs train in seconds from those files.
@@ -49,7 +51,7 @@ const { values: args } = parseArgs({
     "max-queries": { type: "string" },
     only: { type: "string" },
     "no-coverage": { type: "boolean", default: false },
-    loss: { type: "string", default: "any" },
+    loss: { type: "string", default: "every" },
   },
 });
 
@@ -97,7 +99,13 @@ const round = (x: number) => Math.round(x * 1e5) / 1e5;
 
 async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]> {
   const file = join(args.out!, `${spec.name}${spec.lexicalOnly ? "-lexical" : ""}.json`);
-  if (existsSync(file) && !args.refresh) return JSON.parse(readFileSync(file, "utf8")) as StoredQuery[];
+  if (existsSync(file) && !args.refresh) {
+    const stored = JSON.parse(readFileSync(file, "utf8")) as StoredQuery[];
+    // Files written before a feature was added have shorter rows: computed again rather than read as zeros.
+    const row = stored.find((q) => q.lexical.rows.length > 0)?.lexical.rows[0];
+    if (!row || row.length === FEATURE_NAMES.length) return stored;
+    process.stderr.write(`${file}: features of an older version, computing them again\n`);
+  }
   const started = Date.now();
   const index = await ToolIndex.fromFile(join(args.data!, spec.catalog), { embedder, ranker: false });
   const plain = new ToolIndex(index.list(), { bm25: PLAIN_TOOL_BM25 });
@@ -223,9 +231,18 @@ function scoreWith(model: LinearModel, table: { ids: string[]; rows: number[][] 
 
 /** Ranks a stored query's candidates with a model as search does: coverage of the clauses included (`coverage.ts`). */
 function rankWith(model: LinearModel, table: StoredQuery[Kind]): string[] {
-  const whole = scoreWith(model, table);
+  return cover(model.coverage, scoreTables(model, table));
+}
+
+/** A query's candidates scored by a model, for the whole request and for each clause. */
+function scoreTables(model: LinearModel, table: StoredQuery[Kind]): { whole: Ranked[]; clauses?: Ranked[][] } {
   const clauses = "clauses" in table ? table.clauses : undefined;
-  const ranked = model.coverage && clauses ? coverClauses(whole, clauses.map((c) => scoreWith(model, c)), model.coverage) : whole;
+  return { whole: scoreWith(model, table), clauses: clauses?.map((c) => scoreWith(model, c)) };
+}
+
+/** The ids of scored candidates in coverage order; the first 10 places are all the measures read. */
+function cover(weight: number | undefined, scored: { whole: Ranked[]; clauses?: Ranked[][] }): string[] {
+  const ranked = weight && scored.clauses ? coverClauses(scored.whole, scored.clauses, weight, 10) : scored.whole;
   return ranked.map((hit) => hit.id);
 }
 
@@ -240,10 +257,10 @@ function chooseCoverage(model: LinearModel, sets: { spec: SetSpec; queries: Stor
   const usable = sets.filter((s) => !s.spec.lexicalOnly);
   const total = usable.reduce((sum, s) => sum + s.spec.weight, 0);
   let best = { weight: 0, value: -Infinity };
+  const scored = usable.map(({ queries }) => new Map(queries.map((q) => [q, scoreTables(model, q.hybrid)])));
   for (const coverage of COVERAGE_GRID) {
-    const trial = { ...model, coverage };
-    const value = usable.reduce((sum, { spec, queries }) => {
-      const f = measure(queries, (q) => rankWith(trial, q.hybrid));
+    const value = usable.reduce((sum, { spec, queries }, s) => {
+      const f = measure(queries, (q) => cover(coverage, scored[s].get(q)!));
       return sum + (spec.weight * (f.ndcg + f.r5 + f.r10)) / 3;
     }, 0) / total;
     if (value > best.value + 1e-9) best = { weight: coverage, value };
@@ -314,7 +331,7 @@ async function main(): Promise<void> {
       version: 1,
       trained: {
         by: "scripts/train-ranker.ts --write-model",
-        loss: "listwise softmax, every query file weighted equally (MetaTool's two files half each), L2 1e-4, 400 Adam steps",
+        loss: `listwise softmax (${EVERY_RELEVANT ? "every relevant candidate asked for" : "the relevant candidates' mass"}), every query file weighted equally (MetaTool's two files half each), L2 1e-4, 400 Adam steps${ship.includes("hybrid") && !args["no-coverage"] ? "; coverage weight chosen on the same sets" : ""}`,
         sets: sets.map((s) => `${s.spec.name} (${s.queries.length} queries${s.spec.lexicalOnly ? ", lexical model only" : ""})`),
       },
     };

@@ -23,11 +23,15 @@ export function softmax(ranked: Ranked[]): Map<string, number> {
   return new Map(ranked.map((hit, i) => [hit.id, mass[i] / sum]));
 }
 
+/** Places chosen one by one; the candidates below are ordered by what they are worth once those are placed. */
+export const COVER_DEPTH = 50;
+
 /**
  * The candidates of `whole` (the model's scores for the whole request) in coverage order, each scored by what it
- * had when placed; `clauses` are the model's scores of each clause's own candidates. The scores fall down the list.
+ * had when placed; `clauses` are the model's scores of each clause's own candidates. The first `depth` places are
+ * chosen one by one, the rest ranked by their worth after those. The scores fall down the list.
  */
-export function coverClauses(whole: Ranked[], clauses: Ranked[][], weight: number): Ranked[] {
+export function coverClauses(whole: Ranked[], clauses: Ranked[][], weight: number, depth = COVER_DEPTH): Ranked[] {
   const parts = clauses.filter((list) => list.length > 0);
   if (weight <= 0 || parts.length < 2 || whole.length < 2) return [...whole].sort(compareRanked);
   const order = [...whole].sort(compareRanked);
@@ -46,7 +50,7 @@ export function coverClauses(whole: Ranked[], clauses: Ranked[][], weight: numbe
   };
   const left = order.map((_, i) => i);
   const out: Ranked[] = [];
-  while (left.length > 0) {
+  while (left.length > 0 && out.length < depth) {
     let best = 0;
     let bestValue = value(left[0]);
     for (let k = 1; k < left.length; k++) {
@@ -57,5 +61,8 @@ export function coverClauses(whole: Ranked[], clauses: Ranked[][], weight: numbe
     out.push({ id: order[i].id, score: bestValue });
     for (let j = 0; j < m; j++) uncovered[j] *= 1 - chance[i * m + j];
   }
+  // Each one left is worth less than when the last place was chosen (coverage only shrinks), so the scores still fall.
+  const rest = left.map((i) => ({ id: order[i].id, score: value(i) })).sort(compareRanked);
+  out.push(...rest);
   return out;
 }
