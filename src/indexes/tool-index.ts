@@ -24,7 +24,7 @@ import { RegexIndex } from "../engines/regex.js";
 import type { FusionInput } from "../engines/fusion.js";
 import { type EngineLists, type EvidenceSources, gatherEvidence } from "../ranking/candidates.js";
 import type { QueryEvidence } from "../ranking/features.js";
-import { type LinearModel, type RankerModel, shippedModel } from "../ranking/model.js";
+import { type LinearModel, type RankerModel, readsClauses, shippedModel } from "../ranking/model.js";
 import { explainLearned, rankLearned } from "../ranking/rank.js";
 import type { Ranked } from "../engines/top-k.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
@@ -345,7 +345,7 @@ export class ToolIndex {
     const wide = this.widen(sets.groups ? Math.max(limit, SET_POOL) : limit, this.usage.learns(options));
     const model = options.ranker === false ? undefined : this.ranker.hybrid;
     const ranked = model
-      ? rankLearned(model, await this.hybridEvidence(query, terms, vector, options, sets.clauses))
+      ? rankLearned(model, await this.hybridEvidence(query, terms, vector, options, sets.clauses, readsClauses(model)))
       : (await this.hybridSets(query, vector, wide, options, sets.clauses)).ranked;
     return this.finish(query, terms, this.withGroups(ranked, sets.groups), limit, options);
   }
@@ -539,9 +539,10 @@ export class ToolIndex {
   /**
    * What the learned ranker reads for a `hybrid` request (issue 36): the union of the BM25 top list, the dense top
    * list and the unlearned hybrid ranking (clauses merged when the request has several), with every engine's evidence
-   * about each candidate.
+   * about each candidate; and, `byClause`, each clause's evidence about them (a model without `part_` features or
+   * coverage does not read it).
    */
-  private async hybridEvidence(query: string, terms: string[], vector: QueryVectors, options: ToolSearchOptions, clauses: boolean): Promise<QueryEvidence> {
+  private async hybridEvidence(query: string, terms: string[], vector: QueryVectors, options: ToolSearchOptions, clauses: boolean, byClause = true): Promise<QueryEvidence> {
     const bm25 = this.bm25Query(options);
     const lexical = this.bm25.search(terms, HYBRID_CANDIDATES, bm25);
     const input = this.semantic.fusionInput(lexical, vector, HYBRID_CANDIDATES, options.visible?.accept);
@@ -550,7 +551,7 @@ export class ToolIndex {
     const evidence = this.fusedEvidence(terms, vector, input, ranking.ranked, options, ranking.whole && ranking.clauses.map((c) => c.ranked));
     // What each clause, as a request of its own, says about the same candidates (from the lists its ranking was
     // fused from): a tool that serves one step of a task matches that step's words, not the whole request's.
-    if (ranking.whole) {
+    if (ranking.whole && byClause) {
       const ids = evidence.candidates.map((c) => c.id);
       evidence.clauses = ranking.clauses.map((c) => {
         const { terms, vector, input } = seen.get(c.text)!;

@@ -82,8 +82,19 @@ export function rankFeature(rank: number | undefined): number {
  * the request has several, is about the same candidates in the same order (`gatherEvidence` with `ids`).
  */
 export function featureRows(evidence: QueryEvidence): Float64Array[] {
+  return featureTables(evidence).rows;
+}
+
+/**
+ * `featureRows` of the request, and of each of its clauses as a request of its own (their `part_` features their own
+ * values), computed once for both.
+ */
+export function featureTables(evidence: QueryEvidence): { rows: Float64Array[]; clauses: Float64Array[][] } {
   const rows = requestRows(evidence);
   const clauses = (evidence.clauses ?? []).map(requestRows);
+  for (const table of clauses) {
+    for (const row of table) for (const [part, of] of PART_OF) row[F[part]] = row[F[of]];
+  }
   rows.forEach((row, i) => {
     for (const [part, of] of PART_OF) {
       let best = row[F[of]];
@@ -91,7 +102,7 @@ export function featureRows(evidence: QueryEvidence): Float64Array[] {
       row[F[part]] = best;
     }
   });
-  return rows;
+  return { rows, clauses };
 }
 
 /** The features of every candidate against one request (its clauses aside). */

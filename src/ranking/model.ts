@@ -78,10 +78,20 @@ export function shippedModel(): RankerModel {
   return shipped;
 }
 
+/** Whether a model reads each clause's evidence: `part_` features or coverage (search gathers it only then). */
+export function readsClauses(model: LinearModel): boolean {
+  return (model.coverage ?? 0) > 0 || model.features.some((name) => name.startsWith("part_"));
+}
+
+/** Each model's feature positions in a row, looked up once per model rather than for every row. */
+const columns = new WeakMap<LinearModel, Int32Array>();
+
 /** A model's score of one feature row. */
 export function scoreRow(model: LinearModel, row: Float64Array): number {
+  let at = columns.get(model);
+  if (!at) columns.set(model, (at = Int32Array.from(model.features, featureIndex)));
   let score = 0;
-  for (let i = 0; i < model.features.length; i++) score += model.weights[i] * row[featureIndex(model.features[i])];
+  for (let i = 0; i < at.length; i++) score += model.weights[i] * row[at[i]];
   return score;
 }
 

@@ -4,7 +4,7 @@
  */
 import { compareRanked, type Ranked } from "../engines/top-k.js";
 import { coverClauses } from "./coverage.js";
-import { featureRows, type QueryEvidence } from "./features.js";
+import { featureRows, featureTables, type QueryEvidence } from "./features.js";
 import { contributions, type FeatureContribution, type LinearModel, scoreRow } from "./model.js";
 
 /**
@@ -12,14 +12,14 @@ import { contributions, type FeatureContribution, type LinearModel, scoreRow } f
  * covers them, in coverage order (`coverage.ts`, scored there).
  */
 export function rankLearned(model: LinearModel, evidence: QueryEvidence): Ranked[] {
-  const scored = scoreCandidates(model, evidence);
+  const { rows, clauses } = featureTables(evidence);
+  const scored = scoreCandidates(model, evidence, rows);
   if (!model.coverage || !evidence.clauses) return scored;
-  return coverClauses(scored, evidence.clauses.map((clause) => scoreCandidates(model, clause)), model.coverage);
+  return coverClauses(scored, clauses.map((table) => scoreCandidates(model, evidence, table)), model.coverage);
 }
 
-/** The model's score of every candidate, best first. */
-function scoreCandidates(model: LinearModel, evidence: QueryEvidence): Ranked[] {
-  const rows = featureRows(evidence);
+/** The model's score of every candidate from its feature rows, best first. */
+function scoreCandidates(model: LinearModel, evidence: QueryEvidence, rows: Float64Array[]): Ranked[] {
   return evidence.candidates.map((c, i) => ({ id: c.id, score: scoreRow(model, rows[i]) })).sort(compareRanked);
 }
 
