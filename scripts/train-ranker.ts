@@ -6,7 +6,9 @@
  *   node --import tsx scripts/train-ranker.ts --all                    # every catalog left out in turn: the table
  *   node --import tsx scripts/train-ranker.ts --write-model --ship hybrid,lexical   # train on all, write model.json
  *
- * Options: --data DIR (default ../shared/data), --cache FILE (embedding cache, default .bench-out/embeddings.sqlite),
+ * Options: --loss every|any (default every: each relevant candidate is asked for; any: their mass together),
+ * --no-coverage (no clause coverage weight), --data DIR (default ../shared/data), --cache FILE (embedding cache,
+ * default .bench-out/embeddings.sqlite),
  * --out DIR (features, default .bench-out/ranker), --refresh (recompute features), --max-queries N (per query file,
  * evenly spread). The first run embeds every catalog and query with USE lite (minutes on a loaded machine) and writes
  * each set's candidates and features under --out; later runs train in seconds from those files.
@@ -31,6 +33,8 @@ import { ToolIndex } from "../src/indexes/tool-index.js";
 import { PLAIN_TOOL_BM25 } from "../src/indexes/tool-index-options.js";
 import { FEATURE_NAMES, type FeatureName, featureRows, LEXICAL_FEATURES } from "../src/ranking/features.js";
 import type { LinearModel, RankerModel } from "../src/ranking/model.js";
+import { coverClauses } from "../src/ranking/coverage.js";
+import { compareRanked, type Ranked } from "../src/engines/top-k.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -46,6 +50,8 @@ const { values: args } = parseArgs({
     "embed-scale": { type: "boolean", default: false },
     "max-queries": { type: "string" },
     only: { type: "string" },
+    "no-coverage": { type: "boolean", default: false },
+    loss: { type: "string", default: "every" },
   },
 });
 
@@ -72,12 +78,19 @@ const SETS: SetSpec[] = [
   { name: "toollens", group: "toollens", catalog: "toollens/catalog.json", queries: "toollens/queries.jsonl", weight: 1 },
 ];
 
+/**
+ * The loss over a query's relevant candidates: `any` (−log of the mass on all of them together: one high relevant
+ * candidate satisfies it) or `every` (the mean −log of each one's share: each relevant candidate is asked for).
+ */
+const EVERY_RELEVANT = args.loss === "every";
+if (args.loss !== "any" && args.loss !== "every") throw new Error(`--loss ${args.loss}: use any or every`);
+
 const BASELINES = ["bm25-plain", "bm25", "semantic", "hybrid"] as const;
 
 /** One query's candidates as stored: ids, labels and feature rows per model kind, and each baseline's top 10. */
 interface StoredQuery {
   relevant: string[];
-  hybrid: { ids: string[]; rows: number[][] };
+  hybrid: { ids: string[]; rows: number[][]; clauses?: { ids: string[]; rows: number[][] }[] };
   lexical: { ids: string[]; rows: number[][] };
   baselines: Record<(typeof BASELINES)[number], string[]>;
 }
@@ -86,7 +99,13 @@ const round = (x: number) => Math.round(x * 1e5) / 1e5;
 
 async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]> {
   const file = join(args.out!, `${spec.name}${spec.lexicalOnly ? "-lexical" : ""}.json`);
-  if (existsSync(file) && !args.refresh) return JSON.parse(readFileSync(file, "utf8")) as StoredQuery[];
+  if (existsSync(file) && !args.refresh) {
+    const stored = JSON.parse(readFileSync(file, "utf8")) as StoredQuery[];
+    // Files written before a feature was added have shorter rows: computed again rather than read as zeros.
+    const row = stored.find((q) => q.lexical.rows.length > 0)?.lexical.rows[0];
+    if (!row || row.length === FEATURE_NAMES.length) return stored;
+    process.stderr.write(`${file}: features of an older version, computing them again\n`);
+  }
   const started = Date.now();
   const index = await ToolIndex.fromFile(join(args.data!, spec.catalog), { embedder, ranker: false });
   const plain = new ToolIndex(index.list(), { bm25: PLAIN_TOOL_BM25 });
@@ -102,7 +121,7 @@ async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]
       hybrid.candidates.filter((c) => c[key] !== undefined).sort((a, b) => a[key]! - b[key]!).slice(0, 10).map((c) => c.id);
     out.push({
       relevant: q.relevant,
-      hybrid: table(hybrid),
+      hybrid: { ...table(hybrid), ...(hybrid.clauses ? { clauses: hybrid.clauses.map(table) } : {}) },
       lexical: table(lexical),
       baselines: {
         "bm25-plain": plain.searchSync(q.query, { limit: 10 }).map((h) => h.name),
@@ -132,6 +151,8 @@ interface TrainingQuery {
   /** Rows of `d` features, one after the other. */
   x: Float64Array;
   labels: Uint8Array;
+  /** How many of the candidates are relevant. */
+  relevant: number;
   weight: number;
 }
 
@@ -152,7 +173,8 @@ function train(kind: Kind, sets: { spec: SetSpec; queries: StoredQuery[] }[]): L
       const relevant = new Set(q.relevant);
       const x = new Float64Array(q[kind].rows.length * d);
       q[kind].rows.forEach((r, i) => columns.forEach((c, j) => (x[i * d + j] = r[c])));
-      data.push({ x, labels: Uint8Array.from(q[kind].ids, (id) => (relevant.has(id) ? 1 : 0)), weight: spec.weight / usable.length });
+      const labels = Uint8Array.from(q[kind].ids, (id) => (relevant.has(id) ? 1 : 0));
+      data.push({ x, labels, relevant: labels.reduce((a, b) => a + b, 0), weight: spec.weight / usable.length });
     }
   }
   const total = data.reduce((s, q) => s + q.weight, 0);
@@ -181,10 +203,12 @@ function train(kind: Kind, sets: { spec: SetSpec; queries: StoredQuery[] }[]): L
         sum += scores[i];
         if (q.labels[i]) relSum += scores[i];
       }
-      // d/dw of −log(Σ_rel e^s / Σ_all e^s) = E_all[x] − E_rel[x]
+      // d/dw of −log(Σ_rel e^s / Σ_all e^s) = E_all[x] − E_rel[x] (the softmax within the relevant ones); with every
+      // relevant candidate asked for, d/dw of −Σ_rel log(e^s / Σ_all e^s) / R = E_all[x] − mean_rel[x].
       const scale = q.weight / total;
       for (let i = 0; i < n; i++) {
-        const coef = scale * (scores[i] / sum - (q.labels[i] ? scores[i] / relSum : 0));
+        const target = !q.labels[i] ? 0 : EVERY_RELEVANT ? 1 / q.relevant : scores[i] / relSum;
+        const coef = scale * (scores[i] / sum - target);
         if (coef === 0) continue;
         for (let j = 0; j < d; j++) grad[j] += coef * q.x[i * d + j];
       }
@@ -199,12 +223,56 @@ function train(kind: Kind, sets: { spec: SetSpec; queries: StoredQuery[] }[]): L
   return { features: [...names], weights: [...w].map((x) => Math.round(x * 1e4) / 1e4) };
 }
 
-/** Ranks a stored query's candidates with a model (ties by id, as search breaks them). */
-function rankWith(model: LinearModel, table: StoredQuery[Kind]): string[] {
+/** A stored query's candidates scored by a model, best first (ties by id, as search breaks them). */
+function scoreWith(model: LinearModel, table: { ids: string[]; rows: number[][] }): Ranked[] {
   const columns = model.features.map((n) => FEATURE_NAMES.indexOf(n));
-  const scored = table.ids.map((id, i) => ({ id, score: columns.reduce((s, c, j) => s + model.weights[j] * table.rows[i][c], 0) }));
-  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return scored.map((s) => s.id);
+  return table.ids.map((id, i) => ({ id, score: columns.reduce((s, c, j) => s + model.weights[j] * table.rows[i][c], 0) })).sort(compareRanked);
+}
+
+/** Ranks a stored query's candidates with a model as search does: coverage of the clauses included (`coverage.ts`). */
+function rankWith(model: LinearModel, table: StoredQuery[Kind]): string[] {
+  return cover(model.coverage, scoreTables(model, table));
+}
+
+/** A query's candidates scored by a model, for the whole request and for each clause. */
+function scoreTables(model: LinearModel, table: StoredQuery[Kind]): { whole: Ranked[]; clauses?: Ranked[][] } {
+  const clauses = "clauses" in table ? table.clauses : undefined;
+  return { whole: scoreWith(model, table), clauses: clauses?.map((c) => scoreWith(model, c)) };
+}
+
+/** The ids of scored candidates in coverage order; the first 10 places are all the measures read. */
+function cover(weight: number | undefined, scored: { whole: Ranked[]; clauses?: Ranked[][] }): string[] {
+  const ranked = weight && scored.clauses ? coverClauses(scored.whole, scored.clauses, weight, 10) : scored.whole;
+  return ranked.map((hit) => hit.id);
+}
+
+/** Coverage weights tried for a hybrid model. */
+const COVERAGE_GRID = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+
+/**
+ * The coverage weight (`coverage.ts`) that ranks the training sets best: the mean of nDCG@10, recall@5 and recall@10
+ * over the sets, each set counting by its training weight. Chosen on the training sets only, as the weights are.
+ */
+function chooseCoverage(model: LinearModel, sets: { spec: SetSpec; queries: StoredQuery[] }[]): number {
+  const usable = sets.filter((s) => !s.spec.lexicalOnly);
+  const total = usable.reduce((sum, s) => sum + s.spec.weight, 0);
+  let best = { weight: 0, value: -Infinity };
+  const scored = usable.map(({ queries }) => new Map(queries.map((q) => [q, scoreTables(model, q.hybrid)])));
+  for (const coverage of COVERAGE_GRID) {
+    const value = usable.reduce((sum, { spec, queries }, s) => {
+      const f = measure(queries, (q) => cover(coverage, scored[s].get(q)!));
+      return sum + (spec.weight * (f.ndcg + f.r5 + f.r10)) / 3;
+    }, 0) / total;
+    if (value > best.value + 1e-9) best = { weight: coverage, value };
+  }
+  return best.weight;
+}
+
+/** The hybrid model of `sets` with its coverage weight; the lexical model has no clauses to cover. */
+function trainKind(kind: Kind, sets: { spec: SetSpec; queries: StoredQuery[] }[]): LinearModel {
+  const model = train(kind, sets);
+  if (kind !== "hybrid" || args["no-coverage"]) return model;
+  return { ...model, coverage: chooseCoverage(model, sets) };
 }
 
 interface Figures { ndcg: number; r5: number; r10: number }
@@ -235,19 +303,21 @@ async function main(): Promise<void> {
   for (const g of leaveOut) if (!groups.includes(g)) throw new Error(`--leave-out ${g}: not one of ${groups.join(", ")}`);
   if (leaveOut.length) {
     const lines = [
-      "| left out | set | queries | bm25-plain | bm25 | semantic | hybrid (today) | **hybrid + ranker** | **bm25 + lexical ranker** |",
-      "|---|---|---|---|---|---|---|---|---|",
+      "| left out | set | queries | bm25-plain | bm25 | semantic | hybrid (before) | hybrid + model | **hybrid + ranker** (model + coverage) | coverage weight | bm25 + lexical ranker |",
+      "|---|---|---|---|---|---|---|---|---|---|---|",
     ];
     const models: Record<string, { hybrid: LinearModel; lexical: LinearModel }> = {};
     for (const group of leaveOut) {
       const training = sets.filter((s) => s.spec.group !== group);
-      const model = { hybrid: train("hybrid", training), lexical: train("lexical", training) };
+      const model = { hybrid: trainKind("hybrid", training), lexical: trainKind("lexical", training) };
       models[group] = model;
       for (const { spec, queries } of sets.filter((s) => s.spec.group === group)) {
         const cells = BASELINES.map((b) => (spec.lexicalOnly && (b === "semantic" || b === "hybrid") ? "—" : pct(measure(queries, (q) => q.baselines[b]))));
         const hybrid = spec.lexicalOnly ? "—" : pct(measure(queries, (q) => rankWith(model.hybrid, q.hybrid)));
+        const uncovered = spec.lexicalOnly ? "—" : pct(measure(queries, (q) => rankWith({ ...model.hybrid, coverage: 0 }, q.hybrid)));
         const lexical = pct(measure(queries, (q) => rankWith(model.lexical, q.lexical)));
-        lines.push(`| ${group} | ${spec.name} | ${queries.length} | ${cells.join(" | ")} | **${hybrid}** | **${lexical}** |`);
+        const weight = spec.lexicalOnly ? "—" : String(model.hybrid.coverage ?? 0);
+        lines.push(`| ${group} | ${spec.name} | ${queries.length} | ${cells.join(" | ")} | ${uncovered} | **${hybrid}** | ${weight} | ${lexical} |`);
       }
     }
     mkdirSync(args.out!, { recursive: true });
@@ -261,11 +331,11 @@ async function main(): Promise<void> {
       version: 1,
       trained: {
         by: "scripts/train-ranker.ts --write-model",
-        loss: "listwise softmax, every query file weighted equally (MetaTool's two files half each), L2 1e-4, 400 Adam steps",
+        loss: `listwise softmax (${EVERY_RELEVANT ? "every relevant candidate asked for" : "the relevant candidates' mass"}), every query file weighted equally (MetaTool's two files half each), L2 1e-4, 400 Adam steps${ship.includes("hybrid") && !args["no-coverage"] ? "; coverage weight chosen on the same sets" : ""}`,
         sets: sets.map((s) => `${s.spec.name} (${s.queries.length} queries${s.spec.lexicalOnly ? ", lexical model only" : ""})`),
       },
     };
-    for (const kind of ship) model[kind] = train(kind, sets);
+    for (const kind of ship) model[kind] = trainKind(kind, sets);
     writeFileSync(args.model!, JSON.stringify(model, null, 2) + "\n");
     process.stdout.write(`wrote ${args.model} (${ship.join(", ")})\n`);
   }

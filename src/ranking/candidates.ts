@@ -32,12 +32,17 @@ export interface EngineLists {
   clauses?: Ranked[][];
 }
 
-/** Every candidate of the lists, in first-seen order (lexical, fused, dense), with its evidence. */
-export function gatherEvidence(sources: EvidenceSources, lists: EngineLists): QueryEvidence {
-  const order: string[] = [];
+/**
+ * Every candidate of the lists, in first-seen order (lexical, fused, dense), with its evidence; or, given `ids`,
+ * exactly those (a clause's evidence about the whole request's candidates).
+ */
+export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids?: readonly string[]): QueryEvidence {
+  const order: string[] = ids ? [...ids] : [];
   const seen = new Set<string>();
-  for (const list of [lists.lexical, lists.fused ?? [], lists.dense ?? []]) {
-    for (const hit of list) if (!seen.has(hit.id)) (seen.add(hit.id), order.push(hit.id));
+  if (!ids) {
+    for (const list of [lists.lexical, lists.fused ?? [], lists.dense ?? []]) {
+      for (const hit of list) if (!seen.has(hit.id)) (seen.add(hit.id), order.push(hit.id));
+    }
   }
   const lexical = positions(lists.lexical);
   const dense = positions(lists.dense ?? []);

@@ -33,6 +33,8 @@ export interface QueryEvidence {
   /** Field names, in the order of `TermMatches.tfs` and `lengths`. */
   fields: readonly string[];
   candidates: CandidateEvidence[];
+  /** Each clause of a request split into clauses, as the evidence of a request of its own (see `coverage.ts`). */
+  clauses?: QueryEvidence[];
 }
 
 /** Every feature the ranker knows, in a fixed order (a model names the ones it uses). */
@@ -40,9 +42,23 @@ export const FEATURE_NAMES = [
   "bm25f", "bm25f_rank", "plain", "name", "description", "params", "category",
   "cover", "cover_idf", "all_terms", "long_bm25f",
   "cosine", "cosine_gap", "dense_rank", "fused", "fused_rank", "clause", "long_cosine",
+  "part_bm25f", "part_bm25f_rank", "part_plain", "part_name", "part_description", "part_params", "part_category",
+  "part_cover", "part_cover_idf", "part_all_terms", "part_cosine", "part_cosine_gap", "part_dense_rank",
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
+
+/**
+ * The features also taken part by part: `part_X` is the best X of the whole request and of each of its clauses
+ * searched as a request of its own (X itself for a request of one clause). A tool that serves one step of a task
+ * covers that step's words and is close to that step's sentence, while against the whole request it covers half.
+ */
+const PART_OF = [
+  ["part_bm25f", "bm25f"], ["part_bm25f_rank", "bm25f_rank"], ["part_plain", "plain"], ["part_name", "name"],
+  ["part_description", "description"], ["part_params", "params"], ["part_category", "category"],
+  ["part_cover", "cover"], ["part_cover_idf", "cover_idf"], ["part_all_terms", "all_terms"],
+  ["part_cosine", "cosine"], ["part_cosine_gap", "cosine_gap"], ["part_dense_rank", "dense_rank"],
+] as const satisfies readonly (readonly [FeatureName, FeatureName])[];
 
 /** The features a model over BM25 alone may use (no embeddings exist). */
 export const LEXICAL_FEATURES: readonly FeatureName[] = FEATURE_NAMES.slice(0, 11);
@@ -61,8 +77,42 @@ export function rankFeature(rank: number | undefined): number {
   return rank === undefined ? 0 : 1 / Math.log2(rank + 2);
 }
 
-/** The features of every candidate, one row per candidate in `FEATURE_NAMES` order. */
+/**
+ * The features of every candidate, one row per candidate in `FEATURE_NAMES` order. The evidence of each clause, when
+ * the request has several, is about the same candidates in the same order (`gatherEvidence` with `ids`).
+ */
 export function featureRows(evidence: QueryEvidence): Float64Array[] {
+  return featureTables(evidence).rows;
+}
+
+/** The feature rows of a request's candidates, and of the same candidates for each of its clauses. */
+export interface FeatureTables {
+  rows: Float64Array[];
+  clauses: Float64Array[][];
+}
+
+/**
+ * `featureRows` of the request, and of each of its clauses as a request of its own (their `part_` features their own
+ * values), computed once for both.
+ */
+export function featureTables(evidence: QueryEvidence): FeatureTables {
+  const rows = requestRows(evidence);
+  const clauses = (evidence.clauses ?? []).map(requestRows);
+  for (const table of clauses) {
+    for (const row of table) for (const [part, of] of PART_OF) row[F[part]] = row[F[of]];
+  }
+  rows.forEach((row, i) => {
+    for (const [part, of] of PART_OF) {
+      let best = row[F[of]];
+      for (const clause of clauses) best = Math.max(best, clause[i][F[of]]);
+      row[F[part]] = best;
+    }
+  });
+  return { rows, clauses };
+}
+
+/** The features of every candidate against one request (its clauses aside). */
+function requestRows(evidence: QueryEvidence): Float64Array[] {
   const { candidates, fields } = evidence;
   if (candidates.length === 0) return [];
   const terms = candidates[0].matches.terms;

@@ -13,6 +13,11 @@ import { FEATURE_NAMES, type FeatureName, featureIndex } from "./features.js";
 export interface LinearModel {
   features: FeatureName[];
   weights: number[];
+  /**
+   * How much a request of several clauses trades the model's order for covering each clause (0–1, `coverage.ts`);
+   * absent or 0 keeps the model's order.
+   */
+  coverage?: number;
 }
 
 /** The shipped file: a model per kind of search, and how it was trained (for people, not read at search time). */
@@ -44,6 +49,7 @@ export function checkModel(value: unknown, source: string): RankerModel {
     }
     for (const name of m.features) if (!FEATURE_NAMES.includes(name)) throw fail(`${kind}: unknown feature ${JSON.stringify(name)}`);
     for (const w of m.weights) if (typeof w !== "number" || !Number.isFinite(w)) throw fail(`${kind}: weights must be finite numbers`);
+    if (m.coverage !== undefined && !(typeof m.coverage === "number" && m.coverage >= 0 && m.coverage <= 1)) throw fail(`${kind}: coverage must be a number from 0 to 1`);
   }
   return model;
 }
@@ -72,10 +78,20 @@ export function shippedModel(): RankerModel {
   return shipped;
 }
 
+/** Whether a model reads each clause's evidence: `part_` features or coverage (search gathers it only then). */
+export function readsClauses(model: LinearModel): boolean {
+  return (model.coverage ?? 0) > 0 || model.features.some((name) => name.startsWith("part_"));
+}
+
+/** Each model's feature positions in a row, looked up once per model rather than for every row. */
+const columns = new WeakMap<LinearModel, Int32Array>();
+
 /** A model's score of one feature row. */
 export function scoreRow(model: LinearModel, row: Float64Array): number {
+  let at = columns.get(model);
+  if (!at) columns.set(model, (at = Int32Array.from(model.features, featureIndex)));
   let score = 0;
-  for (let i = 0; i < model.features.length; i++) score += model.weights[i] * row[featureIndex(model.features[i])];
+  for (let i = 0; i < at.length; i++) score += model.weights[i] * row[at[i]];
   return score;
 }
 

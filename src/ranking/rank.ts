@@ -3,15 +3,27 @@
  * every engine breaks them), and the parts of one candidate's score for `explain`.
  */
 import { compareRanked, type Ranked } from "../engines/top-k.js";
-import { featureRows, type QueryEvidence } from "./features.js";
+import { coverClauses } from "./coverage.js";
+import { type FeatureTables, featureTables, type QueryEvidence } from "./features.js";
 import { contributions, type FeatureContribution, type LinearModel, scoreRow } from "./model.js";
 
-/** The candidates of `evidence` ranked by `model`, best first. */
+/**
+ * The candidates of `evidence` ranked by `model`, best first; when the request was split into clauses and the model
+ * covers them, in coverage order (`coverage.ts`, scored there).
+ */
 export function rankLearned(model: LinearModel, evidence: QueryEvidence): Ranked[] {
-  return rankRows(model, evidence, featureRows(evidence));
+  return rankTables(model, evidence, featureTables(evidence));
 }
 
-function rankRows(model: LinearModel, evidence: QueryEvidence, rows: Float64Array[]): Ranked[] {
+/** `rankLearned` from features already computed. */
+function rankTables(model: LinearModel, evidence: QueryEvidence, tables: FeatureTables): Ranked[] {
+  const scored = scoreCandidates(model, evidence, tables.rows);
+  if (!model.coverage || !evidence.clauses) return scored;
+  return coverClauses(scored, tables.clauses.map((table) => scoreCandidates(model, evidence, table)), model.coverage);
+}
+
+/** The model's score of every candidate from its feature rows, best first. */
+function scoreCandidates(model: LinearModel, evidence: QueryEvidence, rows: Float64Array[]): Ranked[] {
   return evidence.candidates.map((c, i) => ({ id: c.id, score: scoreRow(model, rows[i]) })).sort(compareRanked);
 }
 
@@ -21,6 +33,11 @@ export interface ExplainedRanker {
   /** The model's score; the contributions add up to it. */
   score: number;
   features: FeatureContribution[];
+  /**
+   * The request was split into clauses and the model covers them (`coverage.ts`): the weight of coverage, and the
+   * candidate's score in coverage order, which is what it is placed by.
+   */
+  coverage?: { weight: number; score: number };
 }
 
 /**
@@ -28,9 +45,12 @@ export interface ExplainedRanker {
  * candidate), from one computation of the features: `explain` needs both, and the features are most of the cost.
  */
 export function explainLearned(kind: ExplainedRanker["model"], model: LinearModel, evidence: QueryEvidence, id: string): { ranked: Ranked[]; ranker?: ExplainedRanker } {
-  const rows = featureRows(evidence);
-  const ranked = rankRows(model, evidence, rows);
+  const tables = featureTables(evidence);
+  const ranked = rankTables(model, evidence, tables);
   const at = evidence.candidates.findIndex((c) => c.id === id);
   if (at < 0) return { ranked };
-  return { ranked, ranker: { model: kind, score: scoreRow(model, rows[at]), features: contributions(model, rows[at]) } };
+  const row = tables.rows[at];
+  const ranker: ExplainedRanker = { model: kind, score: scoreRow(model, row), features: contributions(model, row) };
+  if (model.coverage && evidence.clauses) ranker.coverage = { weight: model.coverage, score: ranked.find((hit) => hit.id === id)!.score };
+  return { ranked, ranker };
 }

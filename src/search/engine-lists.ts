@@ -21,12 +21,31 @@ export interface QueryEmbedding {
   clauses: [string, QueryVectors][];
 }
 
+/** Every engine's list for the learned model; for a request of several clauses, each clause's own (`hybrid`). */
+export interface ModelLists extends EngineLists {
+  parts?: ClauseLists[];
+}
+
+/** A clause of a request as a request of its own: its words, its vector and its engines' lists. */
+export interface ClauseLists {
+  terms: string[];
+  vector: QueryVectors;
+  lists: EngineLists;
+}
+
+/** What a clause was ranked from: its words, its vector and the two lists fused for it. */
+interface ClauseInput {
+  terms: string[];
+  vector: QueryVectors;
+  input: FusionInput;
+}
+
 /** What stage 1 found: the ranking without the learned model, and, when the model is on, every engine's list. */
 export interface Candidates {
   /** The engine's own ranking, best first. */
   ranking: Ranked[];
   /** Each engine's list, for the learned model (only when the request has a model). */
-  lists?: EngineLists;
+  lists?: ModelLists;
 }
 
 /**
@@ -68,7 +87,7 @@ export function findCandidates(query: string, terms: string[], request: ToolSear
  * for `bm25`, its candidate list (`lexicalList`) to the ranker's depth, group lifts included. The same whatever the
  * limit (a limit never exceeds that depth), so search, `explain` and training read the same evidence.
  */
-export function modelLists(query: string, terms: string[], request: Pick<ToolSearchRequest, "engine" | "sets">, engines: SearchEngines, embedding?: QueryEmbedding): EngineLists {
+export function modelLists(query: string, terms: string[], request: Pick<ToolSearchRequest, "engine" | "sets">, engines: SearchEngines, embedding?: QueryEmbedding): ModelLists {
   const { sets } = request;
   if (request.engine === "hybrid") return hybridLists(query, terms, needEmbedding(embedding), sets.clauses, engines);
   return lexicalLists(lexicalList(query, terms, sets, sets.clauses || sets.groups ? SET_POOL : HYBRID_CANDIDATES, engines));
@@ -89,20 +108,34 @@ function lexicalLists(ranking: Ranked[]): EngineLists {
 
 /**
  * What the learned ranker reads for a `hybrid` request (issue 36): the BM25 top list, the dense top list and the
- * unlearned hybrid ranking (clauses merged when the request has several), with the cosines the fusion already knows.
+ * unlearned hybrid ranking (clauses merged when the request has several), with the cosines the fusion already knows;
+ * and, for a request of several clauses, each clause's own lists (`parts`).
  */
-export function hybridLists(query: string, terms: string[], embedding: QueryEmbedding, clauses: boolean, engines: SearchEngines): EngineLists {
+export function hybridLists(query: string, terms: string[], embedding: QueryEmbedding, clauses: boolean, engines: SearchEngines): ModelLists {
   const lexical = lexicalOf(engines);
   const bm25 = lexical.index.search(terms, HYBRID_CANDIDATES, lexical.query);
   const input = engines.semantic.fusionInput(bm25, embedding.whole, HYBRID_CANDIDATES, engines.accept);
-  const ranking = hybridRanking(query, embedding, SET_POOL, clauses, engines, input);
+  const seen = new Map<string, ClauseInput>();
+  const ranking = hybridRanking(query, embedding, SET_POOL, clauses, engines, input, seen);
+  const lists: ModelLists = fusedLists(input, ranking.ranked, ranking.whole ? ranking.clauses.map((c) => c.ranked) : undefined);
+  if (ranking.whole) {
+    lists.parts = ranking.clauses.map((c) => {
+      const { terms, vector, input } = seen.get(c.text)!;
+      return { terms, vector, lists: fusedLists(input, c.ranked) };
+    });
+  }
+  return lists;
+}
+
+/** The lists of one fused ranking: the two it was fused from, and the cosines the fusion already knows. */
+function fusedLists(input: FusionInput, fused: Ranked[], clauses?: Ranked[][]): EngineLists {
   return {
-    lexical: bm25,
+    lexical: input.lexical,
     // The dense top list comes first in the input; the lexical candidates it lacked follow with their cosines.
     dense: input.dense.slice(0, HYBRID_CANDIDATES),
     cosines: new Map(input.dense.map((h) => [h.id, h.score])),
-    fused: ranking.ranked,
-    clauses: ranking.whole ? ranking.clauses.map((c) => c.ranked) : undefined,
+    fused,
+    clauses,
   };
 }
 
@@ -117,9 +150,10 @@ export function lexicalRanking(query: string, pool: number, clauses: boolean, le
  * The hybrid ranking of a request. With clauses, each clause is ranked by both engines and fused on its own (its
  * words and its own embedding) before the fused lists are merged, so a part of the task that the whole request's
  * vector drowns still brings its best tools up. A request of one clause is fused exactly as without `sets`.
- * `input`: the whole request's two lists, when the caller has them already (the learned ranker reads them too).
+ * `input`: the whole request's two lists, when the caller has them already (the learned ranker reads them too);
+ * `seen` collects what each clause was ranked from, for the ranker's per-clause evidence.
  */
-export function hybridRanking(query: string, embedding: QueryEmbedding, wide: number, clauses: boolean, engines: SearchEngines, input?: FusionInput): ClauseRanking {
+export function hybridRanking(query: string, embedding: QueryEmbedding, wide: number, clauses: boolean, engines: SearchEngines, input?: FusionInput, seen?: Map<string, ClauseInput>): ClauseRanking {
   const lexical = lexicalOf(engines);
   const { semantic, accept } = engines;
   const parts = clauses ? taskClauses(query) : [];
@@ -128,8 +162,14 @@ export function hybridRanking(query: string, embedding: QueryEmbedding, wide: nu
     return { ranked, clauses: [] };
   }
   const vectors = new Map<string, QueryVectors>([[query, embedding.whole], ...embedding.clauses]);
-  const rank = (text: string) => text === query && input ? semantic.fuseInput(input, SET_POOL)
-    : semantic.rankHybrid(lexical.index.search(engines.usage.terms(text).terms, HYBRID_CANDIDATES, lexical.query), vectors.get(text)!, SET_POOL, accept);
+  const rank = (text: string) => {
+    if (text === query && input) return semantic.fuseInput(input, SET_POOL);
+    const terms = engines.usage.terms(text).terms;
+    const vector = vectors.get(text)!;
+    const clause = semantic.fusionInput(lexical.index.search(terms, HYBRID_CANDIDATES, lexical.query), vector, SET_POOL, accept);
+    seen?.set(text, { terms, vector, input: clause });
+    return semantic.fuseInput(clause, SET_POOL);
+  };
   return clauseRanking(query, parts, rank, Math.max(wide, SET_POOL));
 }
 

@@ -4,13 +4,24 @@
  * its BM25F score outside the BM25 top list, its cosine outside the dense one) is asked of that engine here.
  */
 import type { QueryVectors } from "../embeddings/semantic-store.js";
-import { type EngineLists, type EvidenceSources, gatherEvidence } from "../ranking/candidates.js";
+import { type EvidenceSources, gatherEvidence } from "../ranking/candidates.js";
 import type { QueryEvidence } from "../ranking/features.js";
+import type { ModelLists } from "./engine-lists.js";
 import { lexicalOf, type SearchEngines } from "./engines.js";
 
-/** Every candidate of `lists` with every engine's evidence about it; `vector` adds the dense evidence (`hybrid`). */
-export function queryEvidence(terms: string[], lists: EngineLists, engines: SearchEngines, vector?: QueryVectors): QueryEvidence {
-  return gatherEvidence(evidenceSources(terms, engines, vector), lists);
+/**
+ * Every candidate of `lists` with every engine's evidence about it; `vector` adds the dense evidence (`hybrid`).
+ * `byClause`: also what each clause of the request, as a request of its own, says about the same candidates (a tool
+ * that serves one step of a task matches that step's words, not the whole request's); a model without `part_`
+ * features or coverage does not read it.
+ */
+export function queryEvidence(terms: string[], lists: ModelLists, engines: SearchEngines, vector?: QueryVectors, byClause = true): QueryEvidence {
+  const evidence = gatherEvidence(evidenceSources(terms, engines, vector), lists);
+  if (lists.parts && byClause) {
+    const ids = evidence.candidates.map((c) => c.id);
+    evidence.clauses = lists.parts.map((part) => gatherEvidence(evidenceSources(part.terms, engines, part.vector), part.lists, ids));
+  }
+  return evidence;
 }
 
 /** How the ranker asks the engines about a candidate missing from their lists. */

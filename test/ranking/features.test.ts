@@ -3,7 +3,9 @@ import { describe, it } from "node:test";
 import { normalizeTools } from "../../src/catalog/load.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { PLAIN_TOOL_BM25 } from "../../src/indexes/tool-index-options.js";
-import { featureIndex, featureRows, plainScore, rankFeature } from "../../src/ranking/features.js";
+import { Embedder } from "../../src/embeddings/embedder.js";
+import { FEATURE_NAMES, featureIndex, featureRows, plainScore, rankFeature } from "../../src/ranking/features.js";
+import { LetterProvider } from "../helpers/letter-provider.js";
 
 const tools = normalizeTools([
   { name: "get_weather", description: "Current weather for a city", input_schema: { type: "object", properties: { city: { type: "string", description: "City name" } } } },
@@ -80,5 +82,31 @@ describe("ranker features on a hand-made catalog", () => {
 
   it("gives no rows for a query that matches nothing", async () => {
     assert.deepEqual(featureRows(await lexical("zzzz qqqq")), []);
+  });
+
+  it("takes each part_ feature as the best of the request and its clauses, about the same candidates", async () => {
+    const hybrid = new ToolIndex(tools, { bm25: { fit: false }, embedder: new Embedder(new LetterProvider()), ranker: false });
+    const query = "send an email message to my boss and get the latest stock price of a company";
+    const { evidence } = (await hybrid.rankerEvidence(query, { engine: "hybrid" }))!;
+    assert.equal(evidence.clauses?.length, 2);
+    const ids = evidence.candidates.map((c) => c.id);
+    for (const clause of evidence.clauses!) assert.deepEqual(clause.candidates.map((c) => c.id), ids);
+    const rows = featureRows(evidence);
+    const clauseRows = evidence.clauses!.map(featureRows);
+    const parts = FEATURE_NAMES.filter((name) => name.startsWith("part_"));
+    assert.ok(parts.length > 0);
+    rows.forEach((row, i) => {
+      for (const part of parts) {
+        const of = featureIndex(part.slice(5) as (typeof FEATURE_NAMES)[number]);
+        assert.equal(row[featureIndex(part)], Math.max(row[of], ...clauseRows.map((c) => c[i][of])), `${ids[i]} ${part}`);
+      }
+    });
+    // send_email covers half the request's words at most, but most of its own clause's.
+    const email = ids.indexOf("send_email");
+    assert.ok(rows[email][featureIndex("part_cover")] > rows[email][featureIndex("cover")]);
+    // A request of one clause is its own only part.
+    const single = (await hybrid.rankerEvidence("weather forecast in a city", { engine: "hybrid" }))!.evidence;
+    assert.equal(single.clauses, undefined);
+    for (const row of featureRows(single)) for (const part of parts) assert.equal(row[featureIndex(part)], row[featureIndex(part.slice(5) as (typeof FEATURE_NAMES)[number])]);
   });
 });

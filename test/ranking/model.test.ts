@@ -120,6 +120,30 @@ describe("ToolIndex with a learned ranker", () => {
     assert.match(outside.note ?? "", /not a ranker candidate/);
   });
 
+  it("covers the clauses of a split request when the model says how much, and explain shows it", async () => {
+    const covering = new ToolIndex(tools, { bm25: { fit: false }, embedder: embedder(), ranker: { version: 1, hybrid: { ...model.hybrid!, coverage: 0.5 } } });
+    const split = queries[1];
+    const hits = await covering.search(split, { engine: "hybrid", limit: 10 });
+    const uncovered = await learned.search(split, { engine: "hybrid", limit: 10 });
+    assert.deepEqual(new Set(hits.map((h) => h.name)), new Set(uncovered.map((h) => h.name)));
+    for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1].score >= hits[i].score);
+    for (const [at, hit] of hits.entries()) {
+      const why = await covering.explain(split, hit.name, { engine: "hybrid" });
+      assert.equal(why.rank, at + 1);
+      assert.equal(why.ranker?.coverage?.score, hit.score);
+      assert.equal(why.ranker?.coverage?.weight, 0.5);
+    }
+    assert.match(formatExplanation(await covering.explain(split, hits[0].name, { engine: "hybrid" })).join("\n"), /Placed by coverage of the request's clauses/);
+    // A request of one clause is ranked by the model alone.
+    const one = await covering.search(queries[0], { engine: "hybrid", limit: 10 });
+    assert.deepEqual(one, await learned.search(queries[0], { engine: "hybrid", limit: 10 }));
+    assert.equal((await covering.explain(queries[0], one[0].name, { engine: "hybrid" })).ranker?.coverage, undefined);
+  });
+
+  it("refuses a coverage weight outside 0–1", () => {
+    assert.throws(() => checkModel({ version: 1, hybrid: { features: ["cosine"], weights: [1], coverage: 2 } }, "m.json"), /coverage must be a number from 0 to 1/);
+  });
+
   it("is off where the options choose the scoring (plain BM25, custom fusion)", async () => {
     const plain = new ToolIndex(tools, { bm25: { bag: { b: 0.4 }, k1: 0.9 }, ranker: model });
     assert.equal((await plain.rankerEvidence("weather", { engine: "bm25" }))?.model, undefined);

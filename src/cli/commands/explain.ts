@@ -52,6 +52,8 @@ export function formatExplanation(why: Explanation): string[] {
   if (why.ranker) {
     lines.push("", `Learned ranker (${why.ranker.model} model) score ${num(why.ranker.score)} = sum of the features' parts:`);
     lines.push(...table(["feature", "value", "weight", "part"], why.ranker.features.map((f) => [f.feature, num(f.value), num(f.weight), num(f.contribution)])));
+    const { coverage } = why.ranker;
+    if (coverage) lines.push(`Placed by coverage of the request's clauses (weight ${num(coverage.weight)}): score ${num(coverage.score)}`);
   }
   if (why.parts) {
     lines.push("", why.ranker ? "Fusion before the ranker (its rank and place are features) = sum of the engines' parts:" : "Fused score = sum of the engines' parts:");
