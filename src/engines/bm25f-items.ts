@@ -60,8 +60,8 @@ export class ItemTable {
     return this.lengths[slot * this.fields + field];
   }
 
-  /** Gives `id` a slot (a freed one first) with these field lengths; returns it and whether it was reused. */
-  place(id: string, lengths: ArrayLike<number>): { slot: number; reused: boolean } {
+  /** Gives `id` a slot (a freed one first) with field lengths from the ends of its fields' runs; returns it and whether it was reused. */
+  place(id: string, ends: ArrayLike<number>): { slot: number; reused: boolean } {
     const reused = this.freeSlots.length > 0;
     const slot = this.freeSlots.pop() ?? this.ids.length;
     this.ids[slot] = id;
@@ -72,8 +72,9 @@ export class ItemTable {
       this.owned = true;
     }
     for (let f = 0; f < n; f++) {
-      this.lengths[slot * n + f] = lengths[f];
-      this.totalLengths[f] += lengths[f];
+      const length = ends[f] - (f === 0 ? 0 : ends[f - 1]);
+      this.lengths[slot * n + f] = length;
+      this.totalLengths[f] += length;
     }
     return { slot, reused };
   }

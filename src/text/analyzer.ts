@@ -12,9 +12,11 @@ import { foldDiacritics } from "./filters/fold-diacritics.js";
 import { lowercase } from "./filters/lowercase.js";
 import { normalizeUnicode } from "./filters/normalize.js";
 import { splitIdentifiers } from "./filters/split-identifiers.js";
-import { stemEnglish } from "./filters/stem.js";
+import { stemEnglish, stemWord } from "./filters/stem.js";
 import { ENGLISH_STOPWORDS, removeStopwords } from "./filters/stopwords.js";
 import { chunkTexts, hasNonAscii } from "./filters/tokenize.js";
+import { asciiChunkWords } from "./filters/ascii-chunk.js";
+import { type BulkAnalysis, bulkAnalysis, type IdList } from "./term-ids.js";
 import type { Token, TokenFilter } from "./token.js";
 
 /** Options of the analysis pipeline. Defaults suit English and Latin-script text such as Vietnamese. */
@@ -31,12 +33,12 @@ export interface AnalyzerOptions {
 export interface Analyzer {
   analyze(text: string): string[];
   /**
-   * Analysis for a bulk of texts (a catalog build), to ids that `resolve` gives terms (an index's own term ids): each
-   * distinct chunk is analyzed and resolved once, and its ids kept in one flat array, so a text costs one lookup per
-   * chunk and no string per term. The returned function keeps that memo: drop it when the bulk is done. Optional, so
-   * that a plain `{ analyze }` still is an `Analyzer`; `createAnalyzer`'s analyzers have it.
+   * Analysis for a bulk of texts (a catalog build), to ids that `resolve` gives terms (an index's own term ids),
+   * appended to a reused list: each distinct text, chunk and word is analyzed and resolved once (see `bulkAnalysis`).
+   * The returned function keeps that memo: drop it when the bulk is done. Optional, so that a plain `{ analyze }` still
+   * is an `Analyzer`; `createAnalyzer`'s analyzers have it.
    */
-  bulkIds?(resolve: (term: string) => number): (text: string) => Int32Array;
+  bulkIds?(resolve: (term: string) => number): BulkAnalysis;
   /** Bytes its memo of analyzed chunks holds (bounded; see `CHUNK_MEMO_LIMIT`). */
   memoryBytes?(): number;
 }
@@ -54,17 +56,51 @@ const CHUNK_MEMO_LIMIT = 8192;
  */
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const chunkFilters: TokenFilter[] = [splitIdentifiers, lowercase, foldDiacritics];
-  if (options.stopwords !== false) {
-    chunkFilters.push(removeStopwords(options.stopwords instanceof Set ? options.stopwords : ENGLISH_STOPWORDS));
-  }
-  if (options.stem !== false) chunkFilters.push(stemEnglish());
+  const stopwords = options.stopwords === false ? undefined : options.stopwords instanceof Set ? options.stopwords : ENGLISH_STOPWORDS;
+  if (stopwords) chunkFilters.push(removeStopwords(stopwords));
+  const stem = options.stem !== false;
+  if (stem) chunkFilters.push(stemEnglish());
   const streamFilters = options.filters ?? [];
   const chunkTokens = (chunk: string): Token[] => {
     let tokens: Token[] = [{ text: chunk }];
     for (const filter of chunkFilters) tokens = filter(tokens);
     return tokens;
   };
-  const chunkTerms = (chunk: string): string[] => chunkTokens(chunk).map((t) => t.text);
+  // An ASCII chunk takes the fused scan, which gives the same words (see `asciiChunkWords`).
+  const word = (text: string): string | undefined => (stopwords?.has(text) ? undefined : stem ? stemWord(text) : text);
+  let found: string[] = [];
+  const keep = (text: string, whole: boolean): void => {
+    const term = whole ? text : word(text);
+    if (term !== undefined) found.push(term);
+  };
+  const chunkTerms = (chunk: string): string[] => {
+    if (hasNonAscii(chunk)) return chunkTokens(chunk).map((t) => t.text);
+    found = [];
+    asciiChunkWords(chunk, keep);
+    return found;
+  };
+  const chunkIds = (resolve: (term: string) => number) => {
+    // A word's id (-1 for a stopword), so that a word met in another chunk is neither stemmed nor resolved again.
+    const wordIds = new Map<string, number>();
+    let ids: IdList;
+    const emit = (text: string, whole: boolean): void => {
+      if (whole) return ids.push(resolve(text));
+      let id = wordIds.get(text);
+      if (id === undefined) {
+        const term = word(text);
+        wordIds.set(text, (id = term === undefined ? -1 : resolve(term)));
+      }
+      if (id >= 0) ids.push(id);
+    };
+    return (chunk: string, out: IdList): void => {
+      if (hasNonAscii(chunk)) {
+        for (const token of chunkTokens(chunk)) out.push(resolve(token.text));
+        return;
+      }
+      ids = out;
+      asciiChunkWords(chunk, emit);
+    };
+  };
   // The memo keeps only what the pipeline reads back: term strings, or tokens when stream filters follow.
   const terms = memoize(CHUNK_MEMO_LIMIT, chunkTerms, (list) => list.reduce((sum, term) => sum + STRING_BYTES + 2 * term.length, 0));
   const tokens = memoize(CHUNK_MEMO_LIMIT, chunkTokens, (list) => list.reduce((sum, token) => sum + TOKEN_BYTES + 2 * token.text.length, 0));
@@ -81,7 +117,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
         for (const chunk of chunksOf(text)) for (const term of terms(chunk)) out.push(term);
         return out;
       },
-      bulkIds: (resolve) => chunkIdAnalysis(chunksOf, (chunk) => chunkTerms(chunk).map(resolve)),
+      bulkIds: (resolve) => bulkAnalysis(chunksOf, chunkIds(resolve)),
       memoryBytes: () => terms.bytes(),
     };
   }
@@ -91,46 +127,10 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     return stream.map((t) => t.text);
   };
   // Stream filters see a whole text, so its terms cannot be memoized per chunk.
-  return { analyze, bulkIds: (resolve) => (text) => Int32Array.from(analyze(text), resolve), memoryBytes: () => tokens.bytes() };
-}
-
-/**
- * Text to term ids with the ids of each distinct chunk (`chunkIds`) memoized in one growing array: at a chunk's
- * offset, its number of ids, then the ids. No object per chunk, which a build's garbage collector would copy.
- */
-function chunkIdAnalysis(chunksOf: (text: string) => string[], chunkIds: (chunk: string) => number[]): (text: string) => Int32Array {
-  const offsets = new Map<string, number>();
-  let pool = new Int32Array(1 << 12);
-  let used = 0;
-  let out = new Int32Array(256);
-  const reserve = (array: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> => {
-    if (array.length >= size) return array;
-    const grown = new Int32Array(Math.max(size, 2 * array.length));
-    grown.set(array);
-    return grown;
+  const bulkIds = (resolve: (term: string) => number): BulkAnalysis => (text, out) => {
+    for (const term of analyze(text)) out.push(resolve(term));
   };
-  const offsetOf = (chunk: string): number => {
-    let at = offsets.get(chunk);
-    if (at === undefined) {
-      const ids = chunkIds(chunk);
-      pool = reserve(pool, used + ids.length + 1);
-      at = used;
-      pool[used++] = ids.length;
-      for (const id of ids) pool[used++] = id;
-      offsets.set(chunk, at);
-    }
-    return at;
-  };
-  return (text) => {
-    let length = 0;
-    for (const chunk of chunksOf(text)) {
-      const at = offsetOf(chunk);
-      const count = pool[at];
-      out = reserve(out, length + count);
-      for (let k = 1; k <= count; k++) out[length++] = pool[at + k];
-    }
-    return out.slice(0, length);
-  };
+  return { analyze, bulkIds, memoryBytes: () => tokens.bytes() };
 }
 
 /** `make` remembered for up to `limit` distinct keys (emptied when full), with the bytes it holds (`size` per value). */
