@@ -86,6 +86,8 @@ export class ToolIndex {
   private readonly exists = (name: string) => this.tools.has(name);
   /** The learned ranker's models (`ToolIndexOptions.ranker`), or undefined where it is off. */
   private readonly ranker: { hybrid?: LinearModel; lexical?: LinearModel };
+  /** Where each field's term ids end in the list `index` gathers them in (reused: indexing is never reentrant). */
+  private readonly fieldEnds = new Int32Array(TOOL_FIELDS.length);
 
   constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
     this.analyzer = createAnalyzer(options.analyzer);
@@ -699,11 +701,11 @@ export class ToolIndex {
     this.changesSinceFusionFit++;
     this.tools.set(tool.name, tool);
     ids.length = 0;
-    const ends = new Int32Array(TOOL_FIELDS.length);
-    TOOL_FIELDS.forEach((field, f) => {
-      analyze(texts[field], ids);
+    const ends = this.fieldEnds;
+    for (let f = 0; f < TOOL_FIELDS.length; f++) {
+      analyze(texts[TOOL_FIELDS[f]], ids);
       ends[f] = ids.length;
-    });
+    }
     this.bm25.addTermRuns(tool.name, ids.ids, this.bag ? [ids.length] : ends);
     if (this.deferred) return; // made from `tools` on first need (see `deferred`)
     this.regex.add({ id: tool.name, fields: regexFields(tool, texts) });
