@@ -93,13 +93,15 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
       if (id >= 0) ids.push(id);
     };
     return (chunk: string, out: IdList): void => {
-      if (hasNonAscii(chunk)) {
-        for (const token of chunkTokens(chunk)) out.push(resolve(token.text));
-        return;
-      }
+      if (hasNonAscii(chunk)) return otherChunkIds(chunk, out, resolve);
       ids = out;
       asciiChunkWords(chunk, emit);
     };
+  };
+  // Apart from the ASCII path, so that the first non-ASCII chunk of a build does not undo the JIT's work on it.
+  const otherChunkIds = (chunk: string, out: IdList, resolve: (term: string) => number): void => {
+    const tokens = chunkTokens(chunk);
+    for (let i = 0; i < tokens.length; i++) out.push(resolve(tokens[i].text));
   };
   // The memo keeps only what the pipeline reads back: term strings, or tokens when stream filters follow.
   const terms = memoize(CHUNK_MEMO_LIMIT, chunkTerms, (list) => list.reduce((sum, term) => sum + STRING_BYTES + 2 * term.length, 0));

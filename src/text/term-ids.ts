@@ -59,8 +59,9 @@ export function bulkAnalysis(chunksOf: (text: string) => string[], chunkIds: (ch
     if (at === undefined) {
       // The text's ids are gathered apart first: a new chunk's run goes to the pool's end meanwhile.
       text.length = 0;
-      for (const chunk of chunksOf(input)) {
-        const run = chunkRun(chunk);
+      const chunks = chunksOf(input);
+      for (let i = 0; i < chunks.length; i++) {
+        const run = chunkRun(chunks[i]);
         text.append(pool.ids, run + 1, pool.ids[run]);
       }
       at = pool.length;
