@@ -8,16 +8,12 @@
  * analyzer.analyze("getStockLevel for Lấy thông tin"); // ["get", "stock", "level", "getstocklevel", "lay", "thong", "tin"]
  * ```
  */
-import { foldDiacritics } from "./filters/fold-diacritics.js";
-import { lowercase } from "./filters/lowercase.js";
+import { ChunkTerms } from "./chunk-terms.js";
 import { normalizeUnicode } from "./filters/normalize.js";
-import { splitIdentifiers } from "./filters/split-identifiers.js";
-import { stemEnglish, stemWord } from "./filters/stem.js";
-import { ENGLISH_STOPWORDS, removeStopwords } from "./filters/stopwords.js";
+import { ENGLISH_STOPWORDS } from "./filters/stopwords.js";
 import { chunkTexts, hasNonAscii } from "./filters/tokenize.js";
-import { asciiChunkWords } from "./filters/ascii-chunk.js";
-import { type BulkAnalysis, bulkAnalysis, type IdList } from "./term-ids.js";
-import type { Token, TokenFilter } from "./token.js";
+import { type BulkAnalysis, bulkAnalysis } from "./term-ids.js";
+import type { TokenFilter } from "./token.js";
 
 /** Options of the analysis pipeline. Defaults suit English and Latin-script text such as Vietnamese. */
 export interface AnalyzerOptions {
@@ -55,57 +51,12 @@ const CHUNK_MEMO_LIMIT = 8192;
  * catalog repeats the same words thousands of times.
  */
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
-  const chunkFilters: TokenFilter[] = [splitIdentifiers, lowercase, foldDiacritics];
   const stopwords = options.stopwords === false ? undefined : options.stopwords instanceof Set ? options.stopwords : ENGLISH_STOPWORDS;
-  if (stopwords) chunkFilters.push(removeStopwords(stopwords));
-  const stem = options.stem !== false;
-  if (stem) chunkFilters.push(stemEnglish());
+  const chunkTerms = new ChunkTerms(stopwords, options.stem !== false);
   const streamFilters = options.filters ?? [];
-  const chunkTokens = (chunk: string): Token[] => {
-    let tokens: Token[] = [{ text: chunk }];
-    for (const filter of chunkFilters) tokens = filter(tokens);
-    return tokens;
-  };
-  // An ASCII chunk takes the fused scan, which gives the same words (see `asciiChunkWords`).
-  const word = (text: string): string | undefined => (stopwords?.has(text) ? undefined : stem ? stemWord(text) : text);
-  let found: string[] = [];
-  const keep = (text: string, whole: boolean): void => {
-    const term = whole ? text : word(text);
-    if (term !== undefined) found.push(term);
-  };
-  const chunkTerms = (chunk: string): string[] => {
-    if (hasNonAscii(chunk)) return chunkTokens(chunk).map((t) => t.text);
-    found = [];
-    asciiChunkWords(chunk, keep);
-    return found;
-  };
-  const chunkIds = (resolve: (term: string) => number) => {
-    // A word's id (-1 for a stopword), so that a word met in another chunk is neither stemmed nor resolved again.
-    const wordIds = new Map<string, number>();
-    let ids: IdList;
-    const emit = (text: string, whole: boolean): void => {
-      if (whole) return ids.push(resolve(text));
-      let id = wordIds.get(text);
-      if (id === undefined) {
-        const term = word(text);
-        wordIds.set(text, (id = term === undefined ? -1 : resolve(term)));
-      }
-      if (id >= 0) ids.push(id);
-    };
-    return (chunk: string, out: IdList): void => {
-      if (hasNonAscii(chunk)) return otherChunkIds(chunk, out, resolve);
-      ids = out;
-      asciiChunkWords(chunk, emit);
-    };
-  };
-  // Apart from the ASCII path, so that the first non-ASCII chunk of a build does not undo the JIT's work on it.
-  const otherChunkIds = (chunk: string, out: IdList, resolve: (term: string) => number): void => {
-    const tokens = chunkTokens(chunk);
-    for (let i = 0; i < tokens.length; i++) out.push(resolve(tokens[i].text));
-  };
   // The memo keeps only what the pipeline reads back: term strings, or tokens when stream filters follow.
-  const terms = memoize(CHUNK_MEMO_LIMIT, chunkTerms, (list) => list.reduce((sum, term) => sum + STRING_BYTES + 2 * term.length, 0));
-  const tokens = memoize(CHUNK_MEMO_LIMIT, chunkTokens, (list) => list.reduce((sum, token) => sum + TOKEN_BYTES + 2 * token.text.length, 0));
+  const terms = memoize(CHUNK_MEMO_LIMIT, chunkTerms.terms, (list) => list.reduce((sum, term) => sum + STRING_BYTES + 2 * term.length, 0));
+  const tokens = memoize(CHUNK_MEMO_LIMIT, chunkTerms.tokens, (list) => list.reduce((sum, token) => sum + TOKEN_BYTES + 2 * token.text.length, 0));
   const chunksOf = (text: string): string[] => {
     // NFKC leaves ASCII as it is, so pure-ASCII text (most text) skips it and the Unicode-class tokenizer.
     const ascii = !hasNonAscii(text);
@@ -119,7 +70,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
         for (const chunk of chunksOf(text)) for (const term of terms(chunk)) out.push(term);
         return out;
       },
-      bulkIds: (resolve) => bulkAnalysis(chunksOf, chunkIds(resolve)),
+      bulkIds: (resolve) => bulkAnalysis(chunksOf, chunkTerms.ids(resolve)),
       memoryBytes: () => terms.bytes(),
     };
   }
