@@ -97,7 +97,7 @@ describe("analyzer", () => {
       const bulk = analyzer.bulkIds!((term) => vocabulary.push(term) - 1);
       for (const text of batch) assert.deepEqual(idsOf(bulk, text).map((id) => vocabulary[id]), analyzer.analyze(text));
     }), fuzzParameters());
-    // ASCII text takes the character-code scanner: identifiers, separators at the ends and doubled, many repeats.
+    // ASCII text takes the fused scan (see ascii-chunk.test.ts): identifiers, separators at the ends and doubled, many repeats.
     const asciiText = fc.stringMatching(/^[A-Za-z0-9 ._\-/:,;()]{0,60}$/);
     fc.assert(fc.property(fc.array(asciiText, { maxLength: 12 }), (batch) => {
       const vocabulary: string[] = [];
