@@ -60,7 +60,10 @@ export class ItemTable {
     return this.lengths[slot * this.fields + field];
   }
 
-  /** Gives `id` a slot (a freed one first) with field lengths from the ends of its fields' runs; returns it and whether it was reused. */
+  /**
+   * Gives `id` a slot (a freed one first), its field lengths taken from the ends of its fields' runs (see
+   * `Bm25fIndex.addTermRuns`); returns the slot and whether it was reused.
+   */
   place(id: string, ends: ArrayLike<number>): { slot: number; reused: boolean } {
     const reused = this.freeSlots.length > 0;
     const slot = this.freeSlots.pop() ?? this.ids.length;

@@ -73,7 +73,7 @@ export class ChunkTerms {
     if (term !== undefined) this.found.push(term);
   };
 
-  /** A non-ASCII chunk's ids, apart from the ASCII path so that the first one of a build does not undo the JIT's work on it. */
+  /** A non-ASCII chunk's ids: apart from the ASCII path, so that the first one of a build does not deoptimise it. */
   private otherIds(chunk: string, out: IdList, resolve: (term: string) => number): void {
     const tokens = this.tokens(chunk);
     for (let i = 0; i < tokens.length; i++) out.push(resolve(tokens[i].text));
