@@ -96,6 +96,6 @@ if (values.child) {
     console.log(`${result.rounds} rounds, fresh process each (medians); load average ${load.before.join(" ")} before, ${load.after.join(" ")} after`);
     const row = (name: string, m: Run) => [name, m.build_ms.toFixed(0), m.build_cpu_ms.toFixed(0), m.p50_ms.toFixed(3)];
     console.log(table(["index", "cold build ms", "build CPU ms", "search p50 ms"], [row("toolsearch", result.ours), row("FTS5", result.fts5)]).join("\n"));
-    console.log(`toolsearch ÷ FTS5 (median of per-round ratios): build ${result.ratios.build.toFixed(2)} (target ≤ 2), build CPU ${result.ratios.build_cpu.toFixed(2)}, p50 ${result.ratios.p50.toFixed(2)}`);
+    console.log(`toolsearch ÷ FTS5 (median of per-round ratios): build ${result.ratios.build.toFixed(2)} (target ≤ 3, issue 37), build CPU ${result.ratios.build_cpu.toFixed(2)}, p50 ${result.ratios.p50.toFixed(2)}`);
   }
 }

@@ -63,8 +63,11 @@ export class ItemTable {
     return this.lengths[slot * this.fields + field];
   }
 
-  /** Gives `id` a slot (a freed one first) with these field lengths; returns it and whether it was reused. */
-  place(id: string, lengths: ArrayLike<number>): { slot: number; reused: boolean } {
+  /**
+   * Gives `id` a slot (a freed one first), its field lengths taken from the ends of its fields' runs (see
+   * `Bm25fIndex.addTermRuns`); returns the slot and whether it was reused.
+   */
+  place(id: string, ends: ArrayLike<number>): { slot: number; reused: boolean } {
     const reused = this.freeSlots.length > 0;
     const slot = this.freeSlots.pop() ?? this.ids.length;
     this.ids[slot] = id;
@@ -75,8 +78,9 @@ export class ItemTable {
       this.owned = true;
     }
     for (let f = 0; f < n; f++) {
-      this.lengths[slot * n + f] = lengths[f];
-      this.count(f, lengths[f], 1);
+      const length = ends[f] - (f === 0 ? 0 : ends[f - 1]);
+      this.lengths[slot * n + f] = length;
+      this.count(f, length, 1);
     }
     return { slot, reused };
   }

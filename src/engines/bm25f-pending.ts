@@ -19,16 +19,15 @@ export class PendingPostings {
   last = new Int32Array(0);
 
   /**
-   * Adds a new slot's terms (ids per field): the slot is the largest there is, so each term's latest entry is this
-   * slot's when the term repeats, and is counted in place, with no per-slot table of counts (the bulk of a build's
-   * work). Returns the slot's distinct terms when `listTerms`.
+   * Adds a new slot's terms (ids per field, as runs of `ids` ending at `ends[f]`): the slot is the largest there is,
+   * so each term's latest entry is this slot's when the term repeats, and is counted in place, with no per-slot table
+   * of counts (the bulk of a build's work). Returns the slot's distinct terms when `listTerms`.
    */
-  addSlot(slot: number, fieldTerms: ArrayLike<number>[], packing: FieldPacking, listTerms: boolean): number[] | undefined {
+  addSlot(slot: number, ids: Int32Array, ends: ArrayLike<number>, packing: FieldPacking, listTerms: boolean): number[] | undefined {
     const terms: number[] | undefined = listTerms ? [] : undefined;
-    for (let f = 0; f < fieldTerms.length; f++) {
-      const field = fieldTerms[f];
-      for (let i = 0; i < field.length; i++) {
-        const term = field[i];
+    for (let f = 0, i = 0; f < ends.length; f++) {
+      for (; i < ends[f]; i++) {
+        const term = ids[i];
         const last = this.last[term];
         if (last >= 0 && this.slots[last] === slot) {
           this.tfs[last] = packing.increment(this.tfs[last], f);

@@ -198,31 +198,44 @@ export class Bm25fIndex implements Lists {
 
   /** `add` with each field's terms as ids from `termId`. */
   addTermIds(id: string, fieldTerms: ArrayLike<number>[]): void {
-    if (fieldTerms.length !== this.items.fields) {
-      throw new Error(`Bm25fIndex.add: expected ${this.items.fields} fields, got ${fieldTerms.length}`);
+    const ends = new Int32Array(fieldTerms.length);
+    let total = 0;
+    fieldTerms.forEach((terms, f) => (ends[f] = total += terms.length));
+    const ids = new Int32Array(total);
+    fieldTerms.forEach((terms, f) => ids.set(terms, ends[f] - terms.length));
+    this.addTermRuns(id, ids, ends);
+  }
+
+  /**
+   * `addTermIds` with the fields' ids as runs of one array: field `f`'s from `ends[f - 1]` (0 for the first) to
+   * `ends[f]`. A build reuses one array for every id.
+   */
+  addTermRuns(id: string, ids: Int32Array, ends: ArrayLike<number>): void {
+    if (ends.length !== this.items.fields) {
+      throw new Error(`Bm25fIndex.add: expected ${this.items.fields} fields, got ${ends.length}`);
     }
     if (this.items.slotOf.has(id)) this.remove(id);
-    const { slot, reused } = this.items.place(id, fieldTerms.map((terms) => terms.length));
-    if (reused) this.insertPostings(slot, fieldTerms);
-    else this.appendPostings(slot, fieldTerms);
+    const { slot, reused } = this.items.place(id, ends);
+    if (reused) this.insertPostings(slot, ids, ends);
+    else this.appendPostings(slot, ids, ends);
     this.normVersion++;
   }
 
   /** Adds a new slot, the largest there is, to its terms' pending postings (see `PendingPostings.addSlot`). */
-  private appendPostings(slot: number, fieldTerms: ArrayLike<number>[]): void {
+  private appendPostings(slot: number, ids: Int32Array, ends: ArrayLike<number>): void {
     this.pending.reserveTerms(this.store.terms);
-    const terms = this.pending.addSlot(slot, fieldTerms, this.scorer.packing, this.termsOf !== undefined);
+    const terms = this.pending.addSlot(slot, ids, ends, this.scorer.packing, this.termsOf !== undefined);
     if (this.termsOf && terms) this.termsOf[slot] = terms;
   }
 
   /** Adds a reused slot to its terms' lists, each in its place in the ascending order of slots. */
-  private insertPostings(slot: number, fieldTerms: ArrayLike<number>[]): void {
+  private insertPostings(slot: number, ids: Int32Array, ends: ArrayLike<number>): void {
     this.flush();
     const { packing } = this.scorer;
     const counts = new Map<number, number>();
-    fieldTerms.forEach((terms, f) => {
-      for (let i = 0; i < terms.length; i++) counts.set(terms[i], packing.increment(counts.get(terms[i]) ?? 0, f));
-    });
+    for (let f = 0, i = 0; f < ends.length; f++) {
+      for (; i < ends[f]; i++) counts.set(ids[i], packing.increment(counts.get(ids[i]) ?? 0, f));
+    }
     for (const [term, tf] of counts) {
       if (this.store.count[term] === 0) this.entered(term);
       this.store.insert(term, slot, tf);

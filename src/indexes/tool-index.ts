@@ -28,6 +28,7 @@ import { explainTool } from "../search/explain-tool.js";
 import { modelEvidence, searchTools } from "../search/pipeline.js";
 import { embedsQuery, modelFor, type RankerModels, rankerModels, searchRequest, setParts, syncSearchRequest, type ToolSearchRequest } from "../search/request.js";
 import { type Analyzer, createAnalyzer } from "../text/analyzer.js";
+import { type BulkAnalysis, IdList } from "../text/term-ids.js";
 import { closestNames } from "../text/suggest.js";
 import type { LearnedSignal } from "../usage/learned.js";
 import { curationOfFile } from "../usage/catalog-curation.js";
@@ -80,6 +81,8 @@ export class ToolIndex {
   private readonly exists = (name: string) => this.tools.has(name);
   /** The learned ranker's models (`ToolIndexOptions.ranker`), or undefined where it is off. */
   private readonly ranker: RankerModels;
+  /** Where each field's term ids end in the list `index` gathers them in (reused: indexing is never reentrant). */
+  private readonly fieldEnds = new Int32Array(TOOL_FIELDS.length);
 
   constructor(tools: Tool[] = [], options: ToolIndexOptions = {}) {
     this.analyzer = createAnalyzer(options.analyzer);
@@ -105,18 +108,14 @@ export class ToolIndex {
     this.setRules(options.rules);
     this.setLearned(options.learned);
     this.deferred = {};
-    // A catalog repeats whole field texts (categories, parameter names and descriptions shared by many tools), so a
-    // build analyzes each distinct text once, and resolves its terms to the engine's term ids once; the memo lives
-    // only as long as the build.
-    const memo = new Map<string, Int32Array>();
+    // A build analyzes each distinct text, chunk and word once, straight to the engine's term ids (see `bulkIds`);
+    // the memo lives only as long as the build.
     const resolve = (term: string) => this.bm25.termId(term);
-    const bulk = this.analyzer.bulkIds?.(resolve) ?? ((text: string) => Int32Array.from(this.analyzer.analyze(text), resolve));
-    const analyze = (text: string) => {
-      let terms = memo.get(text);
-      if (terms === undefined) memo.set(text, (terms = bulk(text)));
-      return terms;
-    };
-    for (const tool of tools) this.index(tool, analyze);
+    const bulk = this.analyzer.bulkIds?.(resolve) ?? ((text: string, out: IdList) => {
+      for (const term of this.analyzer.analyze(text)) out.push(resolve(term));
+    });
+    const ids = new IdList();
+    for (const tool of tools) this.index(tool, bulk, ids);
     this.bm25.flush();
   }
 
@@ -538,28 +537,27 @@ export class ToolIndex {
     return checked.tool;
   }
 
-  private index(tool: Tool, analyze = (text: string): Int32Array => this.bm25.termIdsOf(this.analyzer.analyze(text))): void {
+  /** Indexes one tool, its fields' term ids gathered in `ids` (reused from tool to tool by a build). */
+  private index(tool: Tool, analyze: BulkAnalysis = (text, out) => this.analyzeInto(text, out), ids = new IdList()): void {
     const texts = toolTexts(tool);
     this.changesSinceFit++;
     this.changesSinceFusionFit++;
     this.tools.set(tool.name, tool);
-    const fieldTerms = TOOL_FIELDS.map((field) => analyze(texts[field]));
-    this.bm25.addTermIds(tool.name, this.bag ? [concatIds(fieldTerms)] : fieldTerms);
+    ids.length = 0;
+    const ends = this.fieldEnds;
+    for (let f = 0; f < TOOL_FIELDS.length; f++) {
+      analyze(texts[TOOL_FIELDS[f]], ids);
+      ends[f] = ids.length;
+    }
+    this.bm25.addTermRuns(tool.name, ids.ids, this.bag ? [ids.length] : ends);
     if (this.deferred) return; // made from `tools` on first need (see `deferred`)
     this.regex.add({ id: tool.name, fields: regexFields(tool, texts) });
     this.semantic.set(tool.name, toolEmbeddingText(tool, this.embeddingText));
   }
-}
 
-/** The term ids of every field in one list, for `bm25.bag` (one field for all). */
-function concatIds(lists: Int32Array[]): Int32Array {
-  const out = new Int32Array(lists.reduce((sum, list) => sum + list.length, 0));
-  let at = 0;
-  for (const list of lists) {
-    out.set(list, at);
-    at += list.length;
+  private analyzeInto(text: string, out: IdList): void {
+    for (const term of this.analyzer.analyze(text)) out.push(this.bm25.termId(term));
   }
-  return out;
 }
 
 /** The lexical ranking is chosen again once more than this share of the catalog (and `FIT_MIN_CHANGES`) changed. */

@@ -8,14 +8,12 @@
  * analyzer.analyze("getStockLevel for Lấy thông tin"); // ["get", "stock", "level", "getstocklevel", "lay", "thong", "tin"]
  * ```
  */
-import { foldDiacritics } from "./filters/fold-diacritics.js";
-import { lowercase } from "./filters/lowercase.js";
+import { ChunkTerms } from "./chunk-terms.js";
 import { normalizeUnicode } from "./filters/normalize.js";
-import { splitIdentifiers } from "./filters/split-identifiers.js";
-import { stemEnglish } from "./filters/stem.js";
-import { ENGLISH_STOPWORDS, removeStopwords } from "./filters/stopwords.js";
+import { ENGLISH_STOPWORDS } from "./filters/stopwords.js";
 import { chunkTexts, hasNonAscii } from "./filters/tokenize.js";
-import type { Token, TokenFilter } from "./token.js";
+import { type BulkAnalysis, bulkAnalysis } from "./term-ids.js";
+import type { TokenFilter } from "./token.js";
 
 /** Options of the analysis pipeline. Defaults suit English and Latin-script text such as Vietnamese. */
 export interface AnalyzerOptions {
@@ -31,12 +29,12 @@ export interface AnalyzerOptions {
 export interface Analyzer {
   analyze(text: string): string[];
   /**
-   * Analysis for a bulk of texts (a catalog build), to ids that `resolve` gives terms (an index's own term ids): each
-   * distinct chunk is analyzed and resolved once, and its ids kept in one flat array, so a text costs one lookup per
-   * chunk and no string per term. The returned function keeps that memo: drop it when the bulk is done. Optional, so
-   * that a plain `{ analyze }` still is an `Analyzer`; `createAnalyzer`'s analyzers have it.
+   * Analysis for a bulk of texts (a catalog build), to ids that `resolve` gives terms (an index's own term ids),
+   * appended to a reused list: each distinct text, chunk and word is analyzed and resolved once (see `bulkAnalysis`).
+   * The returned function keeps that memo: drop it when the bulk is done. Optional, so that a plain `{ analyze }` still
+   * is an `Analyzer`; `createAnalyzer`'s analyzers have it.
    */
-  bulkIds?(resolve: (term: string) => number): (text: string) => Int32Array;
+  bulkIds?(resolve: (term: string) => number): BulkAnalysis;
   /** Bytes its memo of analyzed chunks holds (bounded; see `CHUNK_MEMO_LIMIT`). */
   memoryBytes?(): number;
 }
@@ -53,21 +51,12 @@ const CHUNK_MEMO_LIMIT = 8192;
  * catalog repeats the same words thousands of times.
  */
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
-  const chunkFilters: TokenFilter[] = [splitIdentifiers, lowercase, foldDiacritics];
-  if (options.stopwords !== false) {
-    chunkFilters.push(removeStopwords(options.stopwords instanceof Set ? options.stopwords : ENGLISH_STOPWORDS));
-  }
-  if (options.stem !== false) chunkFilters.push(stemEnglish());
+  const stopwords = options.stopwords === false ? undefined : options.stopwords instanceof Set ? options.stopwords : ENGLISH_STOPWORDS;
+  const chunkTerms = new ChunkTerms(stopwords, options.stem !== false);
   const streamFilters = options.filters ?? [];
-  const chunkTokens = (chunk: string): Token[] => {
-    let tokens: Token[] = [{ text: chunk }];
-    for (const filter of chunkFilters) tokens = filter(tokens);
-    return tokens;
-  };
-  const chunkTerms = (chunk: string): string[] => chunkTokens(chunk).map((t) => t.text);
   // The memo keeps only what the pipeline reads back: term strings, or tokens when stream filters follow.
-  const terms = memoize(CHUNK_MEMO_LIMIT, chunkTerms, (list) => list.reduce((sum, term) => sum + STRING_BYTES + 2 * term.length, 0));
-  const tokens = memoize(CHUNK_MEMO_LIMIT, chunkTokens, (list) => list.reduce((sum, token) => sum + TOKEN_BYTES + 2 * token.text.length, 0));
+  const terms = memoize(CHUNK_MEMO_LIMIT, chunkTerms.terms, (list) => list.reduce((sum, term) => sum + STRING_BYTES + 2 * term.length, 0));
+  const tokens = memoize(CHUNK_MEMO_LIMIT, chunkTerms.tokens, (list) => list.reduce((sum, token) => sum + TOKEN_BYTES + 2 * token.text.length, 0));
   const chunksOf = (text: string): string[] => {
     // NFKC leaves ASCII as it is, so pure-ASCII text (most text) skips it and the Unicode-class tokenizer.
     const ascii = !hasNonAscii(text);
@@ -81,7 +70,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
         for (const chunk of chunksOf(text)) for (const term of terms(chunk)) out.push(term);
         return out;
       },
-      bulkIds: (resolve) => chunkIdAnalysis(chunksOf, (chunk) => chunkTerms(chunk).map(resolve)),
+      bulkIds: (resolve) => bulkAnalysis(chunksOf, chunkTerms.ids(resolve)),
       memoryBytes: () => terms.bytes(),
     };
   }
@@ -91,46 +80,10 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     return stream.map((t) => t.text);
   };
   // Stream filters see a whole text, so its terms cannot be memoized per chunk.
-  return { analyze, bulkIds: (resolve) => (text) => Int32Array.from(analyze(text), resolve), memoryBytes: () => tokens.bytes() };
-}
-
-/**
- * Text to term ids with the ids of each distinct chunk (`chunkIds`) memoized in one growing array: at a chunk's
- * offset, its number of ids, then the ids. No object per chunk, which a build's garbage collector would copy.
- */
-function chunkIdAnalysis(chunksOf: (text: string) => string[], chunkIds: (chunk: string) => number[]): (text: string) => Int32Array {
-  const offsets = new Map<string, number>();
-  let pool = new Int32Array(1 << 12);
-  let used = 0;
-  let out = new Int32Array(256);
-  const reserve = (array: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> => {
-    if (array.length >= size) return array;
-    const grown = new Int32Array(Math.max(size, 2 * array.length));
-    grown.set(array);
-    return grown;
+  const bulkIds = (resolve: (term: string) => number): BulkAnalysis => (text, out) => {
+    for (const term of analyze(text)) out.push(resolve(term));
   };
-  const offsetOf = (chunk: string): number => {
-    let at = offsets.get(chunk);
-    if (at === undefined) {
-      const ids = chunkIds(chunk);
-      pool = reserve(pool, used + ids.length + 1);
-      at = used;
-      pool[used++] = ids.length;
-      for (const id of ids) pool[used++] = id;
-      offsets.set(chunk, at);
-    }
-    return at;
-  };
-  return (text) => {
-    let length = 0;
-    for (const chunk of chunksOf(text)) {
-      const at = offsetOf(chunk);
-      const count = pool[at];
-      out = reserve(out, length + count);
-      for (let k = 1; k <= count; k++) out[length++] = pool[at + k];
-    }
-    return out.slice(0, length);
-  };
+  return { analyze, bulkIds, memoryBytes: () => tokens.bytes() };
 }
 
 /** `make` remembered for up to `limit` distinct keys (emptied when full), with the bytes it holds (`size` per value). */

@@ -7,6 +7,7 @@ import type { Token } from "../token.js";
  */
 const memo = new Map<string, string>();
 const MEMO_LIMIT = 65_536;
+const DIGIT = /\d/;
 
 /**
  * Stems one English word with Porter2 (Snowball's English algorithm, `porter2` package). Porter2 is chosen over the
@@ -16,7 +17,7 @@ const MEMO_LIMIT = 65_536;
 export function stemWord(word: string): string {
   let stemmed = memo.get(word);
   if (stemmed === undefined) {
-    stemmed = word.length > 3 && !/\d/.test(word) ? porter2(word) : word;
+    stemmed = word.length > 3 && !DIGIT.test(word) ? porter2(word) : word;
     if (memo.size >= MEMO_LIMIT) memo.clear();
     memo.set(word, stemmed);
   }
