@@ -10,8 +10,9 @@
  *   npm run bench:soak -- --minutes 2 --json      # one JSON object
  *
  * Options: --minutes N (10), --concurrency N calls in flight at once on one session (4), --gateway-flag F (repeatable)
- * a Node flag for the gateway only (e.g. `--gateway-flag=--max-semi-space-size=1`). Environment variables such as
- * MALLOC_ARENA_MAX reach all three processes (the bench, server-everything and the gateway).
+ * a Node flag for the gateway only (e.g. `--gateway-flag=--max-semi-space-size=1`), --gateway-env NAME=VALUE
+ * (repeatable) an environment variable for the gateway only (e.g. heaptrack's LD_PRELOAD). Environment variables set
+ * on the bench itself, such as MALLOC_ARENA_MAX, reach all three processes (the bench, server-everything, the gateway).
  *
  * RSS is reported for each process apart: the gateway (what the soak is about), the upstream server-everything and the
  * bench client itself, and the gateway's RSS after the minute's full collection is split into V8's heap (heap total),
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     minutes: { type: "string", default: "10" },
     concurrency: { type: "string", default: "4" },
     "gateway-flag": { type: "string", multiple: true, default: [] },
+    "gateway-env": { type: "string", multiple: true, default: [] },
     json: { type: "boolean", default: false },
   },
 });
@@ -58,6 +60,9 @@ interface Minute {
   heap_total_after_gc_mb: number;
   external_after_gc_mb: number;
   native_after_gc_mb: number;
+  rss_anon_mb: number;
+  rss_file_mb: number;
+  rss_shmem_mb: number;
   upstream_rss_mb: number;
   bench_rss_mb: number;
   listeners_max: number;
@@ -77,12 +82,13 @@ async function main(): Promise<void> {
     const gateway = spawn(
       process.execPath,
       ["--expose-gc", ...(values["gateway-flag"] ?? []), "--import", PROBE, "--import", "tsx", join(ROOT, "src", "cli", "main.ts"), "mcp", "--config", join(dir, "mcp.json"), "--store", join(dir, "store.sqlite"), "--http", "0"],
-      { cwd: ROOT, env: { ...process.env, TOOLSEARCH_PROBE_FILE: probeFile }, stdio: ["ignore", "ignore", "pipe"] },
+      { cwd: ROOT, env: { ...process.env, ...gatewayEnv(values["gateway-env"] ?? []), TOOLSEARCH_PROBE_FILE: probeFile }, stdio: ["ignore", "ignore", "pipe"] },
     );
     children.push(gateway);
     let warnings = 0;
     gateway.stderr!.on("data", (chunk: Buffer) => (warnings += (chunk.toString().match(/MaxListenersExceededWarning/g) ?? []).length));
     const url = (await waitForLine(gateway, /listening on (\S+)/))[1];
+    if (!values.json) process.stderr.write(`gateway pid ${gateway.pid}, upstream pid ${everything.pid}\n`);
     const client = new Client({ name: "bench-soak", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: perRequestSignalFetch() }));
 
@@ -123,6 +129,7 @@ async function main(): Promise<void> {
         heap_total_after_gc_mb: mb(readProbe(probeFile).afterGc.heapTotal),
         external_after_gc_mb: mb(readProbe(probeFile).afterGc.external),
         native_after_gc_mb: mb(nativeBytes(readProbe(probeFile).afterGc)),
+        ...rssParts(gateway.pid!),
         upstream_rss_mb: rssMb(everything.pid!),
         bench_rss_mb: mb(process.memoryUsage.rss()),
         listeners_max: listenersMax,
@@ -155,13 +162,18 @@ async function main(): Promise<void> {
     };
     if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     else {
-      process.stdout.write(`${table(["minute", "calls", "errors", "p50 ms", "p99 ms", "RSS MB", "heap used MB", "heap total MB", "heap after GC MB", "RSS after GC MB", "heap total after GC MB", "external after GC MB", "native after GC MB", "upstream RSS MB", "bench RSS MB", "listeners max", "warnings"], rows.map((r) => [r.minute, r.calls, r.errors, r.p50_ms, r.p99_ms, r.rss_mb, r.heap_used_mb, r.heap_total_mb, r.heap_after_gc_mb, r.rss_after_gc_mb, r.heap_total_after_gc_mb, r.external_after_gc_mb, r.native_after_gc_mb, r.upstream_rss_mb, r.bench_rss_mb, r.listeners_max, r.warnings].map(String))).join("\n")}\n`);
+      process.stdout.write(`${table(["minute", "calls", "errors", "p50 ms", "p99 ms", "RSS MB", "heap used MB", "heap total MB", "heap after GC MB", "RSS after GC MB", "heap total after GC MB", "external after GC MB", "native after GC MB", "RSS anon MB", "RSS file MB", "RSS shmem MB", "upstream RSS MB", "bench RSS MB", "listeners max", "warnings"], rows.map((r) => [r.minute, r.calls, r.errors, r.p50_ms, r.p99_ms, r.rss_mb, r.heap_used_mb, r.heap_total_mb, r.heap_after_gc_mb, r.rss_after_gc_mb, r.heap_total_after_gc_mb, r.external_after_gc_mb, r.native_after_gc_mb, r.rss_anon_mb, r.rss_file_mb, r.rss_shmem_mb, r.upstream_rss_mb, r.bench_rss_mb, r.listeners_max, r.warnings].map(String))).join("\n")}\n`);
       process.stdout.write(`calls ${summary.calls}; RSS ${summary.rss_start_mb} -> ${summary.rss_end_mb} MB; listeners max ${summary.listeners_max}; warnings ${summary.warnings}\n`);
     }
   } finally {
     for (const child of children) child.kill("SIGTERM");
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `NAME=VALUE` pairs as an environment. */
+function gatewayEnv(pairs: string[]): Record<string, string> {
+  return Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]));
 }
 
 interface Probe {
@@ -191,7 +203,20 @@ function mb(bytes: number): number {
 
 /** Resident set size of a process, MB (Linux /proc). */
 function rssMb(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+  return statusMb(readFileSync(`/proc/${pid}/status`, "utf8"), "VmRSS");
+}
+
+/**
+ * The kernel's split of a process's RSS: anonymous memory (V8's heap, malloc's arenas, stacks), pages of mapped files
+ * (the node binary, shared libraries, SQLite's memory-mapped files) and shared memory (SQLite's WAL index).
+ */
+function rssParts(pid: number): Pick<Minute, "rss_anon_mb" | "rss_file_mb" | "rss_shmem_mb"> {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return { rss_anon_mb: statusMb(status, "RssAnon"), rss_file_mb: statusMb(status, "RssFile"), rss_shmem_mb: statusMb(status, "RssShmem") };
+}
+
+function statusMb(status: string, field: string): number {
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return Math.round(kb / 102.4) / 10;
 }
 

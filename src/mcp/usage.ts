@@ -27,10 +27,20 @@ export interface StoreUsageOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * Most events waiting for the store; beyond, the oldest are dropped and reported. Far more than a healthy store lets
+ * pile up (each write takes everything waiting), so only a store that fails or stalls for long reaches it.
+ */
+export const MAX_QUEUED_USAGE = 100_000;
+
 export class StoreUsage implements GatewayUsage {
   readonly collection = GATEWAY_USAGE;
-  /** Writes in flight, in order: `flush` waits for them before the store closes. */
-  private writes: Promise<void> = Promise.resolve();
+  /** Events recorded and not yet handed to the store, oldest first. */
+  private queue: UsageEvent[] = [];
+  /** The write in flight, if any: `flush` waits for it (and for what queued behind it) before the store closes. */
+  private writing: Promise<void> | undefined;
+  /** Events dropped because the queue overflowed. */
+  dropped = 0;
 
   private constructor(
     private readonly store: Pick<Store, "recordUsage">,
@@ -45,15 +55,45 @@ export class StoreUsage implements GatewayUsage {
     return new StoreUsage(store, learner, options.log ?? ((line) => process.stderr.write(`${line}\n`)));
   }
 
+  /**
+   * Queues the events for the store; one write at a time takes every event queued so far. (A chain of one write per
+   * `record` fell behind under load: the store commits once per turn of the event loop, so a chain moved one call's
+   * events per turn while 16 calls in flight recorded up to 16, and 14 minutes of such calls left 33,000 writes
+   * waiting in memory.)
+   */
   record(events: UsageEvent[]): void {
     for (const event of events) this.learner.add(event);
-    this.writes = this.writes
-      .then(() => this.store.recordUsage(events))
-      .catch((error: unknown) => this.log(`toolsearch mcp: could not record usage: ${error instanceof Error ? error.message : String(error)}`));
+    this.queue.push(...events);
+    if (this.queue.length > MAX_QUEUED_USAGE) {
+      const over = this.queue.length - MAX_QUEUED_USAGE;
+      this.queue.splice(0, over);
+      this.dropped += over;
+      this.log(`toolsearch mcp: usage events are recorded faster than the store takes them; ${this.dropped} oldest dropped so far`);
+    }
+    // With events queued, `drain` always waits for the store at least once, so it never ends before it is assigned.
+    if (!this.writing && this.queue.length > 0) this.writing = this.drain();
   }
 
-  /** Resolves once every event recorded so far is in the store. */
-  flush(): Promise<void> {
-    return this.writes;
+  /** Resolves once every event recorded so far is in the store (or its write failed and was reported). */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+
+  /** Writes what is queued, in order, one batch at a time, until nothing is left. */
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue;
+        this.queue = [];
+        try {
+          await this.store.recordUsage(batch);
+        } catch (error) {
+          // Usage is not worth failing a call, nor retrying for: the batch is reported and left out.
+          this.log(`toolsearch mcp: could not record usage: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    } finally {
+      this.writing = undefined;
+    }
   }
 }

@@ -1,6 +1,7 @@
 /**
- * Each upstream request gets its own abort signal (src/mcp/request-signal.ts): the transport's shared signal holds a
- * listener only while a request is in flight, abort still reaches a streaming body, and many calls through a real
+ * Each upstream request gets its own abort signal (src/mcp/request-signal.ts): the transport's shared signal holds one
+ * listener however many requests ran or run at once, abort still reaches a streaming body, a settled request is let
+ * go, and many calls through a real
  * Streamable HTTP upstream (server-everything) leave the listener count on the transport's signal bounded.
  */
 import assert from "node:assert/strict";
@@ -37,38 +38,73 @@ describe("perRequestSignalFetch", () => {
     server.close();
   });
 
-  it("leaves no listener on the shared signal once each response is read, where plain fetch leaves one per request", async () => {
+  it("holds one listener on the shared signal however many requests it saw, where plain fetch leaves one per request", async () => {
     const shared = new AbortController();
     const wrapped = perRequestSignalFetch();
     for (let i = 0; i < 50; i++) assert.deepEqual(await (await wrapped(`${url}/json`, { signal: shared.signal })).json(), { ok: true });
-    assert.equal(abortListeners(shared.signal), 0);
+    assert.equal(abortListeners(shared.signal), 1);
 
     const plain = new AbortController();
     for (let i = 0; i < 50; i++) await (await fetch(`${url}/json`, { signal: plain.signal })).json();
     // Node's fetch removes its listener only when the request is garbage collected: most of them are still there.
-    assert.ok(abortListeners(plain.signal) > 0, "plain fetch is expected to leave listeners (the bug this module avoids)");
+    assert.ok(abortListeners(plain.signal) > 1, "plain fetch is expected to leave listeners (the bug this module avoids)");
   });
 
-  it("keeps a streaming body abortable through the shared signal, then lets go of its listener", async () => {
+  it("holds one listener with 30 streams in flight at once, warns of nothing, and aborts them all", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      const shared = new AbortController();
+      const wrapped = perRequestSignalFetch();
+      const readers = await Promise.all(Array.from({ length: 30 }, async () => (await wrapped(`${url}/stream`, { signal: shared.signal })).body!.getReader()));
+      for (const reader of readers) assert.match(new TextDecoder().decode((await reader.read()).value), /first/);
+      assert.equal(abortListeners(shared.signal), 1);
+      shared.abort(new Error("transport closed"));
+      for (const reader of readers) await assert.rejects(reader.read());
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    assert.deepEqual(warnings.filter((name) => name === "MaxListenersExceededWarning"), []);
+  });
+
+  it("keeps a streaming body abortable through the shared signal", async () => {
     const shared = new AbortController();
-    const response = await perRequestSignalFetch()(`${url}/stream`, { signal: shared.signal });
+    const seen = capturing();
+    const response = await perRequestSignalFetch(seen.fetch)(`${url}/stream`, { signal: shared.signal });
     const reader = response.body!.getReader();
     assert.match(new TextDecoder().decode((await reader.read()).value), /first/);
-    assert.equal(abortListeners(shared.signal), 1);
     shared.abort(new Error("transport closed"));
     await assert.rejects(reader.read());
-    assert.equal(abortListeners(shared.signal), 0);
+    assert.equal(seen.signals[0].aborted, true);
   });
 
-  it("lets go of its listener when the body is cancelled unread and when the request fails", async () => {
+  it("lets go of a request once its body is read, cancelled unread, or it fails: a later abort no longer reaches it", async () => {
     const shared = new AbortController();
-    const response = await perRequestSignalFetch()(`${url}/json`, { signal: shared.signal });
-    await response.body?.cancel();
-    assert.equal(abortListeners(shared.signal), 0);
-    await assert.rejects(perRequestSignalFetch()("http://127.0.0.1:1/", { signal: shared.signal }));
-    assert.equal(abortListeners(shared.signal), 0);
+    const seen = capturing();
+    const wrapped = perRequestSignalFetch(seen.fetch);
+    await (await wrapped(`${url}/json`, { signal: shared.signal })).json();
+    await (await wrapped(`${url}/json`, { signal: shared.signal })).body?.cancel();
+    await assert.rejects(wrapped("http://127.0.0.1:1/", { signal: shared.signal }));
+    shared.abort(new Error("transport closed"));
+    assert.equal(seen.signals.length, 3);
+    assert.deepEqual(seen.signals.map((signal) => signal.aborted), [false, false, false]);
   });
 });
+
+/** The global fetch, keeping the signal each request was given. */
+function capturing(): { fetch: (url: string | URL, init?: RequestInit) => Promise<Response>; signals: AbortSignal[] } {
+  const signals: AbortSignal[] = [];
+  return {
+    signals,
+    fetch: (url, init) => {
+      signals.push(init!.signal!);
+      return fetch(url, init);
+    },
+  };
+}
 
 describe("an HTTP upstream under many calls", () => {
   let everything: ChildProcess;
