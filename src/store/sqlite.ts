@@ -159,6 +159,10 @@ export class SqliteStore implements Store {
       if (path !== ":memory:") this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = FULL");
       this.db.pragma("foreign_keys = ON");
+      // better-sqlite3 builds SQLite with a 16 MB page cache per connection (SQLITE_DEFAULT_CACHE_SIZE=-16000); a
+      // long-running gateway fills it with usage-event pages it never reads again (issue 35's soak: 16.9 MB of its RSS).
+      // SQLite's own default, 2 MB, keeps the hot pages; the OS page cache holds the rest of the file.
+      this.db.pragma("cache_size = -2000");
     } catch (error) {
       throw unavailable(path, error);
     }

@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import { Embedder } from "../../src/embeddings/embedder.js";
 import { openStore } from "../../src/store/open.js";
 import { SqliteStore } from "../../src/store/sqlite.js";
+import type { UsageEvent } from "../../src/store/types.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
 import { checkRequestIdsAfterMigration, OLD_AUDIT_ENTRY, storeContract } from "./contract.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
@@ -62,6 +63,25 @@ test("SqliteStore: WAL, synchronous FULL and our application id are set", async 
     db.close();
     const store = new SqliteStore(path);
     assert.equal((store as unknown as { db: Database.Database }).db.pragma("synchronous", { simple: true }), 2, "FULL");
+    await store.close();
+  }));
+
+test("SqliteStore: its page cache is bounded at 2 MB, not better-sqlite3's 16 MB, and holds after writes", async () =>
+  withStorePath(async (path) => {
+    // A long-running gateway appends usage events it never reads again; with better-sqlite3's build default
+    // (cache_size = -16000) those pages filled 16.9 MB of its RSS in issue 35's soak.
+    const store = await openStore(path);
+    const db = (store as unknown as { db: Database.Database }).db;
+    const plain = new Database(":memory:");
+    assert.equal(plain.pragma("cache_size", { simple: true }), -16000, "the build default this bounds");
+    plain.close();
+    assert.equal(db.pragma("cache_size", { simple: true }), -2000);
+    // More pages than the cache holds: every event is still written and read back.
+    const events: UsageEvent[] = Array.from({ length: 3000 }, (_, i) => ({ collection: ":gateway", session: "s", kind: "search", query: `query ${i} `.repeat(80), tools: ["t"], at: new Date().toISOString() }));
+    await store.recordUsage(events);
+    const back = await store.listUsage(":gateway", 5000);
+    assert.equal(back.length, 3000);
+    assert.equal(back[2999].query, events[2999].query);
     await store.close();
   }));
 
