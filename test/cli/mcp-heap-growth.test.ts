@@ -1,5 +1,5 @@
 /**
- * `toolsearch mcp --http` is a long-running endpoint, so it bounds V8's heap growth (src/server/heap-trim.ts; the soak
+ * `toolsearch mcp --http` is a long-running endpoint, so it bounds V8's heap growth (src/ops/heap-trim.ts; the soak
  * in docs/benchmarks.md measures what that does to RSS). A stdio gateway lives as long as its one client and is left
  * as it was, and an operator's own `--heap-growing-percent` wins. The flag V8 is given is seen through a spy loaded
  * into the real CLI process (test/fixtures/v8-flag-spy.mjs).

@@ -10,7 +10,7 @@ import { checkClientKeys } from "../../auth/key-check.js";
 import { loadGatewayConfig } from "../../mcp/config.js";
 import { Gateway } from "../../mcp/gateway.js";
 import { GATEWAY_USAGE, StoreUsage } from "../../mcp/usage.js";
-import { tightenHeapGrowth } from "../../server/heap-trim.js";
+import { tightenHeapGrowth } from "../../ops/heap-trim.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, serveHttp, serveStdio } from "../../mcp/transports.js";
 import { defaultStorePath, openStore } from "../../store/open.js";
 import { registerMcpAuth } from "./mcp-auth.js";
@@ -116,7 +116,7 @@ export function registerMcp(program: Command): void {
       const stopped = onceStopped();
       if (flags.http !== undefined) {
         // A long-running endpoint: keep V8's heap near what it holds instead of letting RSS swing with each call burst
-        // (src/server/heap-trim.ts; the 10-minute soak in docs/benchmarks.md).
+        // (src/ops/heap-trim.ts; the 10-minute soak in docs/benchmarks.md).
         tightenHeapGrowth();
         const endpoint = await serveHttp(gateway, { port: flags.http, host: flags.host, token, sessionIdleMs: flags.sessionIdle * 1000, maxSessions: flags.maxSessions });
         process.stderr.write(`toolsearch mcp: listening on ${endpoint.url}${token ? " (bearer token required)" : ""}\n`);

@@ -19,7 +19,7 @@ import { Embedder } from "../../embeddings/embedder.js";
 import { EMBEDDER_NAMES, providerFromSpec } from "../../embeddings/from-spec.js";
 import { isLoopbackName } from "../../server/auth.js";
 import { MB } from "../../server/collection-cache.js";
-import { tightenHeapGrowth } from "../../server/heap-trim.js";
+import { tightenHeapGrowth } from "../../ops/heap-trim.js";
 import type { Collections } from "../../server/collections.js";
 import { DEFAULT_MAX_BODY, DEFAULT_RATE_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS } from "../../server/limits.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../../mcp/http-sessions.js";
@@ -168,7 +168,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     memoryBudgetBytes: budget === undefined ? undefined : budget * MB,
     log: note,
   });
-  // Under a budget, V8 collects dropped collections sooner (src/server/heap-trim.ts).
+  // Under a budget, V8 collects dropped collections sooner (src/ops/heap-trim.ts).
   if (budget !== undefined) tightenHeapGrowth();
   const audit = new AuditLog(store, { keepArguments: flags.auditArguments, log: note });
   const drain = new Drain({ drainMs: flags.drainSeconds * 1000, shutdownTimeoutMs: flags.shutdownTimeout * 1000, log: note, beforeExit: () => log.flush() });

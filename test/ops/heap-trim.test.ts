@@ -12,7 +12,7 @@ test("tightenHeapGrowth: under load-and-drop churn V8's heap peaks well below wh
 });
 
 test("tightenHeapGrowth: an operator's own --heap-growing-percent wins, on the command line or in NODE_OPTIONS", async () => {
-  const { tightenHeapGrowth } = await import("../../src/server/heap-trim.js");
+  const { tightenHeapGrowth } = await import("../../src/ops/heap-trim.js");
   assert.equal(tightenHeapGrowth(20, { execArgv: ["--heap-growing-percent=50"] }), false);
   assert.equal(tightenHeapGrowth(20, { execArgv: ["--heap_growing_percent", "50"] }), false);
   assert.equal(tightenHeapGrowth(20, { execArgv: [], nodeOptions: "--max-old-space-size=512 --heap-growing-percent=35" }), false);

@@ -33,7 +33,7 @@ export const HEAP_GROWING_PERCENT = 20;
 /**
  * Makes V8 collect its old generation once it has grown `HEAP_GROWING_PERCENT` past the live size of the last
  * collection, instead of its own allocation-driven factor. V8 reads `--heap-growing-percent` each time it sets its
- * next limit, so it applies from the next collection on when set at run time (checked in test/server/heap-trim.test.ts).
+ * next limit, so it applies from the next collection on when set at run time (checked in test/ops/heap-trim.test.ts).
  * An operator's own `--heap-growing-percent` (on the command line or in NODE_OPTIONS) wins: then nothing is changed.
  * Returns whether the flag was set here.
  */
