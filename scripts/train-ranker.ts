@@ -6,7 +6,7 @@
  *   node --import tsx scripts/train-ranker.ts --all                    # every catalog left out in turn: the table
  *   node --import tsx scripts/train-ranker.ts --write-model --ship hybrid,lexical   # train on all, write model.json
  *
- * Options: --loss every|any (default every: each relevant candidate is asked for; any: their mass together),
+ * Options: --drop FEATURES (train without them, comma-separated), --loss every|any (default every: each relevant candidate is asked for; any: their mass together),
  * --no-coverage (no clause coverage weight), --data DIR (default ../shared/data), --cache FILE (embedding cache,
  * default .bench-out/embeddings.sqlite),
  * --out DIR (features, default .bench-out/ranker), --refresh (recompute features), --max-queries N (per query file,
@@ -52,6 +52,7 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     "no-coverage": { type: "boolean", default: false },
     loss: { type: "string", default: "every" },
+    drop: { type: "string", default: "" },
   },
 });
 
@@ -145,7 +146,13 @@ function sample<T>(items: T[], max: number | undefined): T[] {
 }
 
 type Kind = "hybrid" | "lexical";
-const KIND_FEATURES: Record<Kind, readonly FeatureName[]> = { hybrid: FEATURE_NAMES, lexical: LEXICAL_FEATURES };
+/** Features left out of training (`--drop a,b`): to measure what a feature adds, from the same stored rows. */
+const DROPPED = new Set(args.drop!.split(",").filter(Boolean));
+for (const name of DROPPED) if (!FEATURE_NAMES.includes(name as FeatureName)) throw new Error(`--drop ${name}: not a feature`);
+const KIND_FEATURES: Record<Kind, readonly FeatureName[]> = {
+  hybrid: FEATURE_NAMES.filter((name) => !DROPPED.has(name)),
+  lexical: LEXICAL_FEATURES.filter((name) => !DROPPED.has(name)),
+};
 
 interface TrainingQuery {
   /** Rows of `d` features, one after the other. */

@@ -40,6 +40,11 @@ export class SemanticStore {
   private readonly stale = new Set<string>();
   private preparing: Promise<void> | undefined;
   private fusion: FusionOptions;
+  /**
+   * Each item's centrality (`VectorIndex.centralities`) among all items (`all`) and among those a caller sees (by its
+   * visibility filter), made on first use after the vectors last changed (`vectorsChanged`).
+   */
+  private central: { all?: Map<string, number>; seen: WeakMap<(id: string) => boolean, Map<string, number>> } = { seen: new WeakMap() };
 
   constructor(embedder: Embedder | EmbeddingProvider | undefined, fusion: FusionOptions = {}) {
     this.embedder = embedder === undefined || embedder instanceof Embedder ? embedder : new Embedder(embedder);
@@ -63,7 +68,7 @@ export class SemanticStore {
     this.texts.delete(id);
     this.embeddedTexts.delete(id);
     this.stale.delete(id);
-    this.vectors?.remove(id);
+    if (this.vectors?.remove(id)) this.vectorsChanged();
   }
 
   /** Number of items with a vector. */
@@ -133,6 +138,32 @@ export class SemanticStore {
     return this.fusion.lexicalWeight ?? DEFAULT_FUSION.lexicalWeight;
   }
 
+  /**
+   * How close `id` is to the rest of the catalog (0 the farthest item, 1 the closest; undefined without a vector): a
+   * general-purpose tool sits near the middle of the catalog's topics, a narrow one at its edge. `accept`: the
+   * caller's visibility filter; the place is then among the items it sees, so hidden items move nothing.
+   */
+  centrality(id: string, accept?: (id: string) => boolean): number | undefined {
+    if (!this.vectors?.has(id)) return undefined;
+    let places = accept ? this.central.seen.get(accept) : this.central.all;
+    if (!places) {
+      places = this.vectors.centralities(accept);
+      if (accept) this.central.seen.set(accept, places);
+      else this.central.all = places;
+    }
+    return places.get(id);
+  }
+
+  /** How close each of `ids` is to the items of `group` together (`VectorIndex.closenessTo`); undefined without a vector. */
+  closenessTo(ids: readonly string[], group: readonly string[]): (number | undefined)[] {
+    return this.vectors?.closenessTo(ids, group) ?? ids.map(() => undefined);
+  }
+
+  /** Forgets what was computed from the vectors. */
+  private vectorsChanged(): void {
+    this.central = { seen: new WeakMap() };
+  }
+
   /** Similarity of `id` to each query sentence, in order; undefined when `id` has no vector. */
   sentenceScores(id: string, query: QueryVectors): number[] | undefined {
     if (!this.vectors?.has(id)) return undefined;
@@ -165,6 +196,7 @@ export class SemanticStore {
     if (state.embedder !== (this.embedder?.id ?? USE_LITE_ID)) return 0;
     this.vectors ??= new VectorIndex(state.dimensions, Math.max(state.ids.length, this.texts.size));
     let taken = 0;
+    this.vectorsChanged();
     state.ids.forEach((id, i) => {
       if (this.texts.get(id) !== state.texts[i]) return;
       this.vectors!.set(id, state.vectors.subarray(i * state.dimensions, (i + 1) * state.dimensions));
@@ -181,6 +213,7 @@ export class SemanticStore {
     const embedder = this.getEmbedder();
     const vectors = await embedder.embedMany(texts, onProgress);
     this.vectors ??= new VectorIndex(embedder.dimensions, this.texts.size);
+    this.vectorsChanged();
     ids.forEach((id, i) => {
       // Skip items removed or changed while their vectors were being made; a changed one is still stale.
       if (this.texts.get(id) !== texts[i]) return;

@@ -210,6 +210,49 @@ export class VectorIndex {
   }
 
   /**
+   * How close each of `ids` is to the rows of `group` taken together: its dot product with their sum, that is its mean
+   * cosine to them times their count (undefined for an id with no vector; ids of `group` without one are skipped).
+   */
+  closenessTo(ids: readonly string[], group: readonly string[]): (number | undefined)[] {
+    const sum = new Float32Array(this.dimensions);
+    for (const id of group) {
+      const slot = this.slots.get(id);
+      if (slot === undefined) continue;
+      const base = this.rowStart(slot);
+      for (let i = 0; i < this.dimensions; i++) sum[i] += this.f32[base + i];
+    }
+    return ids.map((id) => {
+      const slot = this.slots.get(id);
+      return slot === undefined ? undefined : this.dotJs(slot, sum);
+    });
+  }
+
+  /**
+   * Each id's centrality: how close it is to the rest of the index, as its place among the rows (0 the farthest from
+   * the others, 1 the closest). A row's mean cosine to every row is its dot product with the rows' mean, so this is
+   * one pass over the rows and a sort; ties share the lower place. `accept`: only those ids, among themselves.
+   */
+  centralities(accept?: (id: string) => boolean): Map<string, number> {
+    const slots = [...this.ids.keys()].filter((slot) => !accept || accept(this.ids[slot]));
+    const count = slots.length;
+    const out = new Map<string, number>();
+    if (count === 0) return out;
+    const mean = new Float32Array(this.dimensions);
+    for (const slot of slots) {
+      const base = this.rowStart(slot);
+      for (let i = 0; i < this.dimensions; i++) mean[i] += this.f32[base + i] / count;
+    }
+    const closeness = slots.map((slot) => this.dotJs(slot, mean));
+    const order = [...closeness.keys()].sort((a, b) => closeness[a] - closeness[b]);
+    let place = 0;
+    order.forEach((at, k) => {
+      if (k > 0 && closeness[at] > closeness[order[k - 1]]) place = k;
+      out.set(this.ids[slots[at]], count > 1 ? place / (count - 1) : 1);
+    });
+    return out;
+  }
+
+  /**
    * The `k` ids most similar to a unit `query`, best first, ties by id; `accept` can leave ids out. It is asked only
    * about rows whose score could still make the k best, so a filter costs little even on a large index.
    */

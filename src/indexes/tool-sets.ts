@@ -28,15 +28,20 @@ export function groupOf(tool: Tool): string | undefined {
 
 /**
  * The clauses of a request worth searching on their own: split at sentence ends, semicolons and at "and", "then",
- * "also" or a comma between two parts of at least three words each. A request of one clause gives none.
+ * "also" or a comma between two parts of at least three words each. A comma inside a number ("$10,000") splits
+ * nothing, and quotation marks around the request or a part are not part of its words. A request of one clause
+ * gives none.
  */
 export function taskClauses(query: string): string[] {
   const parts = query
-    .split(/[.!?;]+\s+|[.!?;]+$|\s*,\s*|\s+(?:and then|and also|and|then|also|as well as|plus)\s+/i)
-    .map((p) => p.trim().replace(/^(?:and|then|also)\s+/i, ""))
+    .split(/[.!?;]+["'\u201d\u2019]*\s+|[.!?;]+["'\u201d\u2019]*$|\s*(?:(?<!\d),|,(?!\d))\s*|\s+(?:and then|and also|and|then|also|as well as|plus)\s+/i)
+    .map((p) => p.trim().replace(QUOTES, "").trim().replace(/^(?:and|then|also)\s+/i, ""))
     .filter((p) => p.split(/\s+/).length >= 3);
   return parts.length >= 2 ? parts : [];
 }
+
+/** Quotation marks that open or close a request or one of its parts. */
+const QUOTES = /^["'\u201c\u2018]+|["'\u201d\u2019]+$/g;
 
 /**
  * Merges the ranking of a whole request with its clauses' rankings: each tool scores its share of the whole

@@ -37,5 +37,7 @@ function evidenceSources(terms: string[], engines: SearchEngines, vector?: Query
       const scores = engines.semantic.sentenceScores(id, vector);
       return scores && Math.max(...scores);
     }),
+    centrality: vector && ((id) => engines.semantic.centrality(id, engines.accept)),
+    closenessTo: vector && ((ids, group) => engines.semantic.closenessTo(ids, group)),
   };
 }

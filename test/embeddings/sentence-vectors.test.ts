@@ -38,3 +38,26 @@ test("a query of several sentences ranks items by their best sentence, exactly a
   const odd = store.rankDense(query, 10, (id) => Number(id.slice(5)) % 2 === 1);
   assert.deepEqual(odd.map((h) => h.id), brute.filter((h) => Number(h.id.slice(5)) % 2 === 1).slice(0, 10).map((h) => h.id));
 });
+
+test("an item's centrality is its place among the items a caller sees, and follows changes of the vectors", async () => {
+  const store = new SemanticStore(new Embedder(new RandomVectors(), { cache: false }));
+  const seen = new SemanticStore(new Embedder(new RandomVectors(), { cache: false }));
+  for (let i = 0; i < 40; i++) {
+    store.set(`item-${i}`, `text of item ${i}`);
+    if (i % 2 === 0) seen.set(`item-${i}`, `text of item ${i}`);
+  }
+  await Promise.all([store.prepare(), seen.prepare()]);
+  const even = (id: string) => Number(id.slice(5)) % 2 === 0;
+  const places = (s: SemanticStore, accept?: (id: string) => boolean) =>
+    Array.from({ length: 40 }, (_, i) => s.centrality(`item-${i}`, accept));
+  // Through the filter, exactly what a store of the visible items alone says: hidden items move nothing.
+  assert.deepEqual(places(store, even).filter((p) => p !== undefined), places(seen).filter((p) => p !== undefined));
+  assert.notDeepEqual(places(store).filter((_, i) => i % 2 === 0), places(seen).filter((p) => p !== undefined));
+  assert.deepEqual(places(store).filter((p) => p === 0 || p === 1).sort(), [0, 1], "one item at each end");
+  assert.equal(store.centrality("item-41"), undefined, "no vector, no centrality");
+  // A removed item leaves the places of the others recomputed.
+  const before = places(store);
+  store.delete(`item-${before.indexOf(1)}`);
+  assert.equal(Math.max(...places(store).filter((p) => p !== undefined)), 1);
+  assert.ok(places(store).filter((p) => p !== undefined).every((p) => p! >= 0 && p! <= 1));
+});

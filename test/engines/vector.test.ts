@@ -285,4 +285,29 @@ describe("VectorIndex", () => {
       }
     }
   });
+  it("places each row by its mean cosine to all rows: the one nearest the others is 1, the farthest 0", () => {
+    for (const kernel of ["wasm-simd", "js"] as const) {
+      const index = new VectorIndex(3, 4, kernel === "js" ? { kernel: "js" } : {});
+      index.set("north", new Float32Array([1, 0, 0]));
+      index.set("north-east", new Float32Array([1, 1, 0]));
+      index.set("east", new Float32Array([0, 1, 0]));
+      index.set("up", new Float32Array([0, 0, 1]));
+      const places = index.centralities();
+      // Mean cosines: north-east (1 + 1 + 2·0.707)/4 is nearest the others, "up" (1/4) the farthest; north and east tie.
+      assert.deepEqual([...places].sort((a, b) => a[1] - b[1]), [["up", 0], ["north", 1 / 3], ["east", 1 / 3], ["north-east", 1]], kernel);
+      index.remove("north-east");
+      assert.equal(index.centralities().get("up"), 0, "recomputed from the rows left");
+    }
+    assert.equal(new VectorIndex(3).centralities().size, 0);
+  });
+  it("measures each id's closeness to a group of rows as its dot product with their sum", () => {
+    const index = new VectorIndex(3, 4);
+    index.set("north", new Float32Array([1, 0, 0]));
+    index.set("east", new Float32Array([0, 1, 0]));
+    index.set("north-east", new Float32Array([1, 1, 0]));
+    const [ne, up, north] = index.closenessTo(["north-east", "up", "north"], ["north", "east", "missing"]);
+    assert.ok(Math.abs(ne! - Math.SQRT2) < 1e-6, "cos 45° to each of two");
+    assert.equal(up, undefined, "no vector");
+    assert.ok(Math.abs(north! - 1) < 1e-6);
+  });
 });

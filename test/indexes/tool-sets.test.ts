@@ -27,6 +27,17 @@ describe("taskClauses", () => {
     assert.deepEqual(taskClauses("weather in Paris"), []);
     assert.deepEqual(taskClauses("salt and pepper shakers for sale"), [], "a short side is no clause of its own");
   });
+
+  it("keeps a number with a thousands comma whole and leaves quotation marks out of the clauses", () => {
+    assert.deepEqual(
+      taskClauses("Calculate the compound interest on $10,000 at 5% for 5 years, and check the discounts on shares of Company X"),
+      ["Calculate the compound interest on $10,000 at 5% for 5 years", "check the discounts on shares of Company X"],
+    );
+    assert.deepEqual(
+      taskClauses("\"Can you tell me the exchange rate between USD and EUR? Also, which airlines fly from New York to London?\""),
+      ["Can you tell me the exchange rate between USD", "which airlines fly from New York to London"],
+    );
+  });
 });
 
 describe("mergeClauses", () => {
