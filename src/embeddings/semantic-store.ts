@@ -154,11 +154,6 @@ export class SemanticStore {
     return places.get(id);
   }
 
-  /** How close each of `ids` is to the items of `group` together (`VectorIndex.closenessTo`); undefined without a vector. */
-  closenessTo(ids: readonly string[], group: readonly string[]): (number | undefined)[] {
-    return this.vectors?.closenessTo(ids, group) ?? ids.map(() => undefined);
-  }
-
   /** Forgets what was computed from the vectors. */
   private vectorsChanged(): void {
     this.central = { seen: new WeakMap() };

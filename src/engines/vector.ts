@@ -210,24 +210,6 @@ export class VectorIndex {
   }
 
   /**
-   * How close each of `ids` is to the rows of `group` taken together: its dot product with their sum, that is its mean
-   * cosine to them times their count (undefined for an id with no vector; ids of `group` without one are skipped).
-   */
-  closenessTo(ids: readonly string[], group: readonly string[]): (number | undefined)[] {
-    const sum = new Float32Array(this.dimensions);
-    for (const id of group) {
-      const slot = this.slots.get(id);
-      if (slot === undefined) continue;
-      const base = this.rowStart(slot);
-      for (let i = 0; i < this.dimensions; i++) sum[i] += this.f32[base + i];
-    }
-    return ids.map((id) => {
-      const slot = this.slots.get(id);
-      return slot === undefined ? undefined : this.dotJs(slot, sum);
-    });
-  }
-
-  /**
    * Each id's centrality: how close it is to the rest of the index, as its place among the rows (0 the farthest from
    * the others, 1 the closest). A row's mean cosine to every row is its dot product with the rows' mean, so this is
    * one pass over the rows and a sort; ties share the lower place. `accept`: only those ids, among themselves.

@@ -19,8 +19,6 @@ export interface EvidenceSources {
   cosine?(id: string): number | undefined;
   /** How close an id is to the rest of the catalog, 0–1 (undefined without vectors). */
   centrality?(id: string): number | undefined;
-  /** How close each id is to a group of ids taken together (on one scale per call; undefined without vectors). */
-  closenessTo?(ids: string[], group: string[]): (number | undefined)[];
 }
 
 /** The rankings a query got from each engine, best first. */
@@ -52,20 +50,11 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
   const dense = positions(lists.dense ?? []);
   const fused = positions(lists.fused ?? []);
   const fusedShare = shares(lists.fused ?? []);
-  // Each candidate's two best shares and its best rank among the clause rankings.
-  const clause = new Map<string, [number, number]>();
-  const clauseRank = new Map<string, number>();
-  for (const list of lists.clauses ?? []) {
-    for (const [id, share] of shares(list)) {
-      const [first, second] = clause.get(id) ?? [0, 0];
-      clause.set(id, share > first ? [share, first] : [first, Math.max(second, share)]);
-    }
-    list.forEach((hit, rank) => clauseRank.set(hit.id, Math.min(clauseRank.get(hit.id) ?? rank, rank)));
-  }
+  const clause = new Map<string, number>();
+  for (const list of lists.clauses ?? []) for (const [id, share] of shares(list)) clause.set(id, Math.max(clause.get(id) ?? 0, share));
   const matches = sources.matches(order);
   const outside = order.filter((id) => !lexical.has(id));
   const outsideScores = new Map(sources.lexicalScores(outside).map((score, i) => [outside[i], score]));
-  const topic = sources.closenessTo && topicPlaces(order, lists.fused ?? lists.dense ?? [], sources.closenessTo);
   const candidates = order.map((id, at): CandidateEvidence => {
     const lex = lexical.get(id);
     const den = dense.get(id);
@@ -77,36 +66,13 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
       denseRank: den?.rank,
       fused: fusedShare.get(id),
       fusedRank: fused.get(id)?.rank,
-      clause: lists.clauses ? (clause.get(id)?.[0] ?? 0) : undefined,
-      clauseSecond: lists.clauses ? (clause.get(id)?.[1] ?? 0) : undefined,
-      clauseRank: clauseRank.get(id),
+      clause: lists.clauses ? (clause.get(id) ?? 0) : undefined,
     };
     if (sources.cosine) out.cosine = den?.score ?? lists.cosines?.get(id) ?? sources.cosine(id) ?? 0;
     if (sources.centrality) out.centrality = sources.centrality(id) ?? 0;
-    if (topic) out.topicCentrality = topic[at];
     return out;
   });
   return { fields: sources.fields, candidates };
-}
-
-/** Hits of the ranking whose tools together stand for the request's topic (`topicPlaces`). */
-export const TOPIC_HEAD = 10;
-
-/**
- * Each candidate's place (0 the farthest, 1 the closest; ties share the lower) among the candidates by its closeness
- * to the head of the unlearned ranking: of the tools of one topic, the general one is close to all the others, a
- * narrow one to few.
- */
-function topicPlaces(ids: string[], ranking: Ranked[], closenessTo: NonNullable<EvidenceSources["closenessTo"]>): number[] {
-  const close = closenessTo(ids, ranking.slice(0, TOPIC_HEAD).map((hit) => hit.id)).map((x) => x ?? -Infinity);
-  const order = [...close.keys()].sort((a, b) => close[a] - close[b]);
-  const places = new Array<number>(ids.length).fill(0);
-  let place = 0;
-  order.forEach((at, k) => {
-    if (k > 0 && close[at] > close[order[k - 1]]) place = k;
-    places[at] = ids.length > 1 ? place / (ids.length - 1) : 1;
-  });
-  return places;
 }
 
 function positions(list: Ranked[]): Map<string, { rank: number; score: number }> {

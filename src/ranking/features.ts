@@ -26,14 +26,8 @@ export interface CandidateEvidence {
   fusedRank?: number;
   /** The best place among the request's clause rankings (1 best), when the request was split into clauses. */
   clause?: number;
-  /** The second best place among the clause rankings (a tool that serves two steps), when split. */
-  clauseSecond?: number;
-  /** 0-based best rank among the clause rankings, when the request was split and a clause ranked it. */
-  clauseRank?: number;
   /** How close the tool is to the rest of the catalog, 0–1 (dense evidence only; `SemanticStore.centrality`). */
   centrality?: number;
-  /** Its place among the candidates by closeness to the head of the unlearned ranking, 0–1 (dense evidence only). */
-  topicCentrality?: number;
 }
 
 /** The evidence of one query: its analyzed words, the index's field names, and every candidate. */
@@ -52,7 +46,7 @@ export const FEATURE_NAMES = [
   "cosine", "cosine_gap", "dense_rank", "fused", "fused_rank", "clause", "long_cosine",
   "part_bm25f", "part_bm25f_rank", "part_plain", "part_name", "part_description", "part_params", "part_category",
   "part_cover", "part_cover_idf", "part_all_terms", "part_cosine", "part_cosine_gap", "part_dense_rank",
-  "clause_rank", "clause_second", "centrality", "split", "split_centrality", "topic_centrality", "part_topic_centrality",
+  "centrality", "split",
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -67,7 +61,6 @@ const PART_OF = [
   ["part_description", "description"], ["part_params", "params"], ["part_category", "category"],
   ["part_cover", "cover"], ["part_cover_idf", "cover_idf"], ["part_all_terms", "all_terms"],
   ["part_cosine", "cosine"], ["part_cosine_gap", "cosine_gap"], ["part_dense_rank", "dense_rank"],
-  ["part_topic_centrality", "topic_centrality"],
 ] as const satisfies readonly (readonly [FeatureName, FeatureName])[];
 
 /** The features a model over BM25 alone may use (no embeddings exist). */
@@ -120,7 +113,6 @@ export function featureTables(evidence: QueryEvidence): FeatureTables {
       row[F[part]] = best;
     }
     row[F.split] = split;
-    row[F.split_centrality] = split * row[F.centrality];
   });
   return { rows, clauses };
 }
@@ -170,10 +162,7 @@ function requestRows(evidence: QueryEvidence): Float64Array[] {
     row[F.fused] = c.fused ?? 0;
     row[F.fused_rank] = rankFeature(c.fusedRank);
     row[F.clause] = c.clause ?? 0;
-    row[F.clause_second] = c.clauseSecond ?? 0;
-    row[F.clause_rank] = rankFeature(c.clauseRank);
     row[F.centrality] = c.centrality ?? 0;
-    row[F.topic_centrality] = c.topicCentrality ?? 0;
     return row;
   });
 }

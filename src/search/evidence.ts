@@ -38,6 +38,5 @@ function evidenceSources(terms: string[], engines: SearchEngines, vector?: Query
       return scores && Math.max(...scores);
     }),
     centrality: vector && ((id) => engines.semantic.centrality(id, engines.accept)),
-    closenessTo: vector && ((ids, group) => engines.semantic.closenessTo(ids, group)),
   };
 }

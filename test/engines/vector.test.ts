@@ -300,14 +300,4 @@ describe("VectorIndex", () => {
     }
     assert.equal(new VectorIndex(3).centralities().size, 0);
   });
-  it("measures each id's closeness to a group of rows as its dot product with their sum", () => {
-    const index = new VectorIndex(3, 4);
-    index.set("north", new Float32Array([1, 0, 0]));
-    index.set("east", new Float32Array([0, 1, 0]));
-    index.set("north-east", new Float32Array([1, 1, 0]));
-    const [ne, up, north] = index.closenessTo(["north-east", "up", "north"], ["north", "east", "missing"]);
-    assert.ok(Math.abs(ne! - Math.SQRT2) < 1e-6, "cos 45° to each of two");
-    assert.equal(up, undefined, "no vector");
-    assert.ok(Math.abs(north! - 1) < 1e-6);
-  });
 });
