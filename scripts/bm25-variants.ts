@@ -21,6 +21,10 @@
  *   lengths vary wildly normalized less), derived from the catalog without labels;
  * - `log length`, `sqrt length`: a concave length ratio (long fields penalized less); `length ratio ≤ 2`: a field at
  *   most twice its average long as far as normalization goes (beyond that, more length taken as scope, not verbosity);
+ * - `distinct terms as length`: a field's length counted in distinct terms (Singhal's pivoted unique normalization),
+ *   so repeating words makes a field long and listing many different ones (examples of a parameter) less so;
+ * - `unique terms: presence`, `terms in ≤ N tools`: a term that few tools have counted by its raw frequency over the
+ *   whole tool (no field weight, no length normalization); `at least presence`: the larger of that and `fields`;
  * - `PRMS`: Kim, Xue & Croft's probabilistic field weights per query term, from where the term occurs in the catalog
  *   (alone, scaled, times the default weights, or averaged with them);
  * - `BM25+ δ`: Lv & Zhai's lower bound: every matched term adds δ·idf whatever the field's length;
@@ -54,13 +58,16 @@ interface Catalog {
   avgTotal: number;
   /** Per field, its total length over the catalog. */
   total: number[];
+  /** Distinct terms per slot and field (`fields` per slot), and their average per field over the tools that fill it. */
+  distinct: Int32Array;
+  avgDistinct: number[];
 }
 
 /**
  * One term's evidence in one tool: its idf, its raw frequency per field, and over the catalog how many tools have it
  * in each field and how often it occurs in each field.
  */
-type Score = (idf: number, slot: number, tf: number[], fieldDf: number[], fieldCf: number[]) => number;
+type Score = (idf: number, slot: number, tf: number[], fieldDf: number[], fieldCf: number[], df: number) => number;
 interface Variant {
   name: string;
   fuzzy?: boolean;
@@ -71,20 +78,21 @@ const saturate = (x: number, k1: number) => (x * (k1 + 1)) / (x + k1);
 const ratioNorm = (b: number, len: number, avg: number) => 1 - b + (b * len) / avg;
 
 /** BM25F with one saturation over the weighted sum (or the largest) of the fields' normalized frequencies. */
-function bm25f(name: string, o: { weights?: number[]; termWeights?: (c: Catalog, fieldCf: number[]) => number[]; b?: (c: Catalog) => number[]; k1?: number; delta?: number; average?: "all"; norm?: (b: number, len: number, avg: number) => number; combine?: "max" } = {}): Variant {
+function bm25f(name: string, o: { weights?: number[]; termWeights?: (c: Catalog, fieldCf: number[]) => number[]; b?: (c: Catalog) => number[]; k1?: number; delta?: number; average?: "all"; norm?: (b: number, len: number, avg: number) => number; combine?: "max"; distinct?: boolean } = {}): Variant {
   return {
     name,
     make: (c) => {
       const weights = o.weights ?? WEIGHTS, k1 = o.k1 ?? DEFAULT_TOOL_BM25.k1, delta = o.delta ?? 0;
       const bs = o.b?.(c) ?? BS;
-      const avg = o.average === "all" ? c.avgAll : c.avg;
+      const avg = o.distinct ? c.avgDistinct : o.average === "all" ? c.avgAll : c.avg;
+      const lengths = o.distinct ? c.distinct : c.lengths;
       const norm = o.norm ?? ratioNorm;
       return (idf, slot, tf, _fieldDf, fieldCf) => {
         const w = o.termWeights?.(c, fieldCf) ?? weights;
         let x = 0;
         for (let f = 0; f < F; f++) {
           if (tf[f] === 0) continue;
-          const v = (w[f] * tf[f]) / norm(bs[f], c.lengths[slot * F + f], avg[f]);
+          const v = (w[f] * tf[f]) / norm(bs[f], lengths[slot * F + f], avg[f]);
           x = o.combine === "max" ? Math.max(x, v) : x + v;
         }
         return x === 0 ? 0 : idf * (saturate(x, k1) + delta);
@@ -106,6 +114,27 @@ function perField(name: string, combine: "sum" | "max", fieldIdf: boolean): Vari
         score = combine === "sum" ? score + v : Math.max(score, v);
       }
       return score;
+    },
+  };
+}
+
+/**
+ * `fields`, except that a term found in at most `maxDf` tools counts by its raw frequency over the whole tool, with no
+ * field weight and no length normalization: a term that only one tool has identifies it wherever it is written.
+ */
+function uniqueTerms(name: string, maxDf: number, atLeast = false, perTool = false): Variant {
+  const fields = bm25f("fields");
+  return {
+    name,
+    make: (c) => {
+      const score = fields.make(c);
+      const rare = idfOf(c.size, maxDf + 1);
+      return (idf, slot, tf, fieldDf, fieldCf, df) => {
+        const weighted = score(idf, slot, tf, fieldDf, fieldCf, df);
+        if (idf <= rare) return weighted;
+        const presence = (idf * saturate(tf.reduce((a, b) => a + b, 0), DEFAULT_TOOL_BM25.k1)) / (perTool ? df : 1);
+        return atLeast ? Math.max(weighted, presence) : presence;
+      };
     },
   };
 }
@@ -147,6 +176,13 @@ const VARIANTS: Variant[] = [
   bm25f("b / cv", { b: (c) => BS.map((b, f) => b / Math.max(1, c.cv[f])) }),
   bm25f("log length", { norm: (b, len, avg) => 1 - b + (b * Math.log(1 + len)) / Math.log(1 + avg) }),
   bm25f("sqrt length", { norm: (b, len, avg) => 1 - b + (b * Math.sqrt(len)) / Math.sqrt(avg) }),
+  bm25f("distinct terms as length", { distinct: true }),
+  uniqueTerms("unique terms: presence", 1),
+  uniqueTerms("terms in ≤ 2 tools: presence", 2),
+  uniqueTerms("terms in ≤ 3 tools: presence", 3),
+  uniqueTerms("unique terms: at least presence", 1, true),
+  uniqueTerms("terms in ≤ 2 tools: at least presence", 2, true),
+  uniqueTerms("at least presence ÷ df", Infinity, true, true),
   bm25f("length ratio ≤ 2", { norm: (b, len, avg) => 1 - b + b * Math.min(2, len / avg) }),
   bm25f("BM25+ δ 0.1", { delta: 0.1 }),
   bm25f("BM25+ δ 0.25", { delta: 0.25 }),
@@ -185,6 +221,12 @@ function prepare(catalogFile: string, queriesFile: string, every: number): Prepa
 
 function catalogStats(index: Bm25fIndex): Catalog {
   const { ids, lengths } = index.items;
+  const { store } = index;
+  const packing = new FieldPacking(F);
+  const distinct = new Int32Array(lengths.length);
+  for (let t = 0; t < store.terms; t++) {
+    for (let i = store.start[t]; i < store.start[t] + store.count[t]; i++) for (let f = 0; f < F; f++) if (packing.get(store.tfs[i], f) > 0) distinct[store.slots[i] * F + f]++;
+  }
   const filledLengths: number[][] = TOOL_FIELDS.map(() => []);
   ids.forEach((id, slot) => {
     if (id === undefined) return;
@@ -203,6 +245,12 @@ function catalogStats(index: Bm25fIndex): Catalog {
     cv,
     avgTotal: sum(filledLengths.map(sum)) / size || 1,
     total: filledLengths.map(sum),
+    distinct,
+    avgDistinct: TOOL_FIELDS.map((_, f) => {
+      let total = 0;
+      for (let slot = 0; slot < ids.length; slot++) if (ids[slot] !== undefined) total += distinct[slot * F + f];
+      return total / Math.max(1, filledLengths[f].length) || 1;
+    }),
   };
 }
 
@@ -242,7 +290,7 @@ function evaluate({ index, catalog, queries }: Prepared, variant: Variant): { nd
       }
       for (let i = from; i < to; i++) {
         for (let f = 0; f < F; f++) tf[f] = packing.get(store.tfs[i], f);
-        const s = weight * score(idf, store.slots[i], tf, fieldDf, fieldCf);
+        const s = weight * score(idf, store.slots[i], tf, fieldDf, fieldCf, store.count[t]);
         if (s > 0) scores.set(store.slots[i], (scores.get(store.slots[i]) ?? 0) + s);
       }
     }
