@@ -1,8 +1,8 @@
 /**
  * Scoring variants of BM25F tried against plain BM25 on labelled sets (issue 36: `bm25` below `bm25-plain` on one
  * catalog). Each variant scores every query exhaustively from the same postings (raw frequencies per field) and the
- * same typo expansions as `bm25`, so `fields` reproduces `toolsearch eval -e bm25` and `plain` reproduces
- * `-e bm25-plain` (no typo expansion, as that engine). Prints nDCG@10 / recall@10 in % per set and variant, with ✗ where
+ * same typo expansions as `bm25`, so `presence floor` reproduces `toolsearch eval -e bm25` (and `fields` what it gave
+ * before the floor), and `plain` reproduces `-e bm25-plain` (no typo expansion, as that engine). Prints nDCG@10 / recall@10 in % per set and variant, with ✗ where
  * a variant is more than 0.5 below plain BM25 in either, then each variant's worst margin over all sets.
  *
  *   node --import tsx scripts/bm25-variants.ts [--only=NAME,NAME] NAME=CATALOG:QUERIES[:EVERY] …
@@ -10,8 +10,10 @@
  * (EVERY: keep every n-th query; `--only` runs the variants so named.)
  *
  * Variants (see docs/relevance.md, "Scoring variants tried"):
- * - `fields`: BM25F as shipped (`DEFAULT_TOOL_BM25`; field frequencies weighted, length-normalized per field against
- *   the average over the tools that fill the field, summed, then saturated once: Robertson & Zaragoza);
+ * - `fields`: BM25F before the presence floor (`DEFAULT_TOOL_BM25`; field frequencies weighted, length-normalized per
+ *   field against the average over the tools that fill the field, summed, then saturated once: Robertson & Zaragoza);
+ * - `presence floor`: what ships (`Bm25fOptions.presenceFloor`): `fields`, each match at least 1/df of what a plain
+ *   match of its raw frequency (no field weight, no length normalization) would give;
  * - `all-tools average`: the same with each field's average over every tool (before issue 36);
  * - `best field tf`: the largest weighted field frequency instead of their sum (a term's evidence capped by its best
  *   field);
@@ -24,7 +26,8 @@
  * - `distinct terms as length`: a field's length counted in distinct terms (Singhal's pivoted unique normalization),
  *   so repeating words makes a field long and listing many different ones (examples of a parameter) less so;
  * - `unique terms: presence`, `terms in ≤ N tools`: a term that few tools have counted by its raw frequency over the
- *   whole tool (no field weight, no length normalization); `at least presence`: the larger of that and `fields`;
+ *   whole tool (no field weight, no length normalization); `at least presence`: the larger of that and `fields`
+ *   (what the presence floor does for these terms, without its 1/df for the others);
  * - `PRMS`: Kim, Xue & Croft's probabilistic field weights per query term, from where the term occurs in the catalog
  *   (alone, scaled, times the default weights, or averaged with them);
  * - `BM25+ δ`: Lv & Zhai's lower bound: every matched term adds δ·idf whatever the field's length;
@@ -182,7 +185,7 @@ const VARIANTS: Variant[] = [
   uniqueTerms("terms in ≤ 3 tools: presence", 3),
   uniqueTerms("unique terms: at least presence", 1, true),
   uniqueTerms("terms in ≤ 2 tools: at least presence", 2, true),
-  uniqueTerms("at least presence ÷ df", Infinity, true, true),
+  uniqueTerms("presence floor", Infinity, true, true),
   bm25f("length ratio ≤ 2", { norm: (b, len, avg) => 1 - b + b * Math.min(2, len / avg) }),
   bm25f("BM25+ δ 0.1", { delta: 0.1 }),
   bm25f("BM25+ δ 0.25", { delta: 0.25 }),
