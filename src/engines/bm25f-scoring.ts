@@ -3,6 +3,8 @@
  * each term's pseudo-frequencies `tf~` per listed id, cached in one shared buffer for the index's current version.
  *
  *   tf~ = Σ_f w_f · tf_f / ((1 − b_f) + b_f · len_f / avglen_f)
+ *
+ * With `presenceFloor`, tf~ is at least the frequency that saturates to 1/df of what the raw frequency Σ_f tf_f would.
  */
 import type { ItemTable } from "./bm25f-items.js";
 import { FieldPacking, grown, type PostingStore } from "./bm25f-postings.js";
@@ -23,6 +25,11 @@ export interface ScoringOptions {
   k1?: number;
   /** Per field (`field`, BM25F, the default), or once over the whole item with one `b` (`{ document: b }`). */
   normalization?: "field" | { document: number };
+  /**
+   * A floor under each match (default off): a term found in `df` ids counts in each of them at least `1/df` of what
+   * its raw frequency would count with no field weight and no length normalization (see `presenceFloor`).
+   */
+  presenceFloor?: boolean;
 }
 
 /** Average length per field and of a whole item, over the live ids (or a subset's). */
@@ -57,6 +64,7 @@ export class Scorer {
   k1 = 1.2;
   /** The `b` of whole-item length normalization, or undefined for per-field. */
   private documentB: number | undefined;
+  private floor = false;
   readonly packing: FieldPacking;
   private readonly cache = new PseudoCache();
 
@@ -72,6 +80,7 @@ export class Scorer {
     this.fields = this.fields.map((f, i) => ({ name: f.name, weight: scoring.fields[i].weight ?? 1, b: scoring.fields[i].b ?? 0.75 }));
     this.k1 = scoring.k1 ?? 1.2;
     this.documentB = typeof scoring.normalization === "object" ? scoring.normalization.document : undefined;
+    this.floor = scoring.presenceFloor === true;
   }
 
   /** Bytes of its cache. */
@@ -101,26 +110,61 @@ export class Scorer {
     return 1 - this.documentB + (this.documentB * length) / norms.avgTotal;
   }
 
-  /** The weighted, normalized frequency of one packed entry in `slot`. */
-  entry(packed: number, slot: number, norms: Norms): number {
+  /** The weighted, normalized frequency of one packed entry in `slot`, floored for a term found in `df` ids. */
+  entry(packed: number, slot: number, norms: Norms, df: number): number {
     let sum = 0;
     for (let f = 0; f < this.fields.length; f++) {
       const tf = this.packing.get(packed, f);
       if (tf === 0) continue;
       sum += (this.fields[f].weight * tf) / this.lengthNorm(norms, slot, f);
     }
-    return sum;
+    return this.floor ? Math.max(sum, this.presenceFloor(packed, df)) : sum;
+  }
+
+  /**
+   * The pseudo-frequency that saturates to `1/df` of what the entry's raw frequency (every field, no weight, no length
+   * normalization) saturates to. Field weights and length normalization tell apart the ids that share a word, trusting
+   * a name more than a long parameter description; but a word that only one id has singles it out wherever it is
+   * written, and discounting it there only hides that id (issue 36: the one tool whose parameter description lists
+   * the example values task queries quote). Shared by `df` ids, the floor falls as `1/df`, so for any common word the
+   * weighted frequency decides as before.
+   */
+  presenceFloor(packed: number, df: number): number {
+    let raw = 0;
+    for (let f = 0; f < this.fields.length; f++) raw += this.packing.get(packed, f);
+    if (df <= 1) return raw;
+    const k1 = this.k1;
+    const share = (raw * (k1 + 1)) / ((raw + k1) * df);
+    return (share * k1) / (k1 + 1 - share);
+  }
+
+  /**
+   * Each field's share of an entry's pseudo-frequency `pseudo` (for `explain`): its weighted part, or its part of the
+   * raw frequency when the floor set the value.
+   */
+  fieldShares(packed: number, slot: number, norms: Norms, pseudo: number): number[] {
+    const parts = this.fields.map((field, f) => {
+      const tf = this.packing.get(packed, f);
+      return tf === 0 ? 0 : (field.weight * tf) / this.lengthNorm(norms, slot, f);
+    });
+    let sum = parts.reduce((a, b) => a + b, 0);
+    if (sum < pseudo) {
+      for (let f = 0; f < parts.length; f++) parts[f] = this.packing.get(packed, f);
+      sum = parts.reduce((a, b) => a + b, 0);
+    }
+    return parts.map((part) => (sum > 0 ? part / sum : 0));
   }
 
   /** Term `t`'s pseudo-frequencies with `norms` into `out` (0 for slots outside `mask`); returns their maximum. */
   normalize(t: number, norms: Norms, out: Float64Array, mask?: Uint8Array): number {
     const { slots, tfs, start, count } = this.lists.store;
     const from = start[t];
+    const df = mask ? countIn(slots, from, count[t], mask) : count[t];
     let max = 0;
     for (let i = 0; i < count[t]; i++) {
       const slot = slots[from + i];
       if (mask && !mask[slot]) continue;
-      const value = this.entry(tfs[from + i], slot, norms);
+      const value = this.entry(tfs[from + i], slot, norms, df);
       out[i] = value;
       if (value > max) max = value;
     }
@@ -141,6 +185,13 @@ export class Scorer {
   maxPseudo(t: number): number {
     return this.cache.max[t];
   }
+}
+
+/** How many of the `count` slots from `from` are in `mask`. */
+function countIn(slots: Int32Array, from: number, count: number, mask: Uint8Array): number {
+  let n = 0;
+  for (let i = from; i < from + count; i++) if (mask[slots[i]]) n++;
+  return n;
 }
 
 /**

@@ -198,8 +198,8 @@ export interface TermContribution {
 
 /**
  * `slot`'s share of each list, split by field: a term's saturated score is shared among its fields in proportion to
- * each field's part of the pseudo-frequency, the only split under which the parts sum exactly (BM25F saturates once,
- * across fields).
+ * each field's part of the pseudo-frequency (of the raw frequency when the presence floor set it), the only split
+ * under which the parts sum exactly (BM25F saturates once, across fields).
  */
 export function explainLists(scorer: Scorer, lists: QueryList[], slot: number, norms: ReturnType<Scorer["norms"]>, termOf: (t: number) => string): TermContribution[] {
   const { store } = scorer.lists;
@@ -210,11 +210,10 @@ export function explainLists(scorer: Scorer, lists: QueryList[], slot: number, n
     const pseudo = list.pseudo[at - store.start[list.term]];
     const total = pseudo > 0 ? (list.factor * pseudo) / (pseudo + scorer.k1) : 0;
     const match = { term: termOf(list.term), queryTerm: list.queryTerm, ...(list.distance === undefined ? {} : { distance: list.distance }) };
+    const shares = scorer.fieldShares(store.tfs[at], slot, norms, pseudo);
     scorer.fields.forEach((field, f) => {
-      const tf = scorer.packing.get(store.tfs[at], f);
-      if (tf === 0) return;
-      const part = (field.weight * tf) / scorer.lengthNorm(norms, slot, f);
-      out.push({ ...match, field: field.name, contribution: pseudo > 0 ? (total * part) / pseudo : 0 });
+      if (scorer.packing.get(store.tfs[at], f) === 0) return;
+      out.push({ ...match, field: field.name, contribution: total * shares[f] });
     });
   }
   return out;

@@ -53,6 +53,8 @@ export interface Bm25fOptions {
    * average. With every weight 1 that is plain BM25 over the bag of all fields, so one index can rank both ways.
    */
   normalization?: "field" | { document: number };
+  /** Each match counts at least its share of a plain match (see `ScoringOptions.presenceFloor`; default off). */
+  presenceFloor?: boolean;
 }
 
 /** What `Bm25fIndex.rescore` may change without re-indexing: the postings keep raw frequencies per field. */

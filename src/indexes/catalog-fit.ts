@@ -16,7 +16,7 @@ import { ndcgAt } from "../eval/metrics.js";
 import { seededRandom } from "../eval/seeded-random.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { TOOL_FIELDS, type ToolTexts } from "./tool-fields.js";
-import { DEFAULT_TOOL_BM25, type FieldWeight } from "./tool-index-options.js";
+import { DEFAULT_TOOL_BM25, type FieldWeight, TOOL_PRESENCE_FLOOR } from "./tool-index-options.js";
 
 /** One scoring the fit may choose, over the tool fields in `TOOL_FIELDS` order. */
 export interface LexicalCandidate {
@@ -25,7 +25,7 @@ export interface LexicalCandidate {
 }
 
 /**
- * The candidate scorings: `fields` (BM25F with the default weights), `plain` (plain BM25: one bag of every field,
+ * The candidate scorings: `fields` (BM25F with the default weights and the presence floor), `plain` (plain BM25: one bag of every field,
  * k1 0.9, b 0.4: `PLAIN_TOOL_BM25` ranked by the same index) and `mixed` (the default weights, normalized over the
  * whole tool as plain BM25 is).
  */
@@ -34,7 +34,7 @@ export type LexicalRanking = "fields" | "plain" | "mixed";
 const defaultWeights = (): FieldWeight[] => TOOL_FIELDS.map((f) => DEFAULT_TOOL_BM25.fields[f]);
 
 export const LEXICAL_CANDIDATES: readonly LexicalCandidate[] = [
-  { name: "fields", scoring: { k1: DEFAULT_TOOL_BM25.k1, fields: defaultWeights() } },
+  { name: "fields", scoring: { k1: DEFAULT_TOOL_BM25.k1, fields: defaultWeights(), presenceFloor: TOOL_PRESENCE_FLOOR } },
   { name: "plain", scoring: { k1: 0.9, normalization: { document: 0.4 }, fields: TOOL_FIELDS.map(() => ({ weight: 1, b: 0.4 })) } },
   { name: "mixed", scoring: { k1: 0.9, normalization: { document: 0.4 }, fields: defaultWeights() } },
 ];

@@ -40,7 +40,7 @@ import {
 } from "./snapshot.js";
 import { restoredTool, type StoredTool, ToolTable } from "./tool-table.js";
 import { regexFields, TOOL_FIELDS, type ToolTexts, toolTexts } from "./tool-fields.js";
-import { DEFAULT_TOOL_BM25, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions, type ToolVisibility } from "./tool-index-options.js";
+import { DEFAULT_TOOL_BM25, TOOL_PRESENCE_FLOOR, type ToolEngine, type ToolHit, type ToolIndexOptions, type ToolSearchOptions, type ToolVisibility } from "./tool-index-options.js";
 
 export { checkLimit } from "../search/request.js";
 
@@ -100,6 +100,7 @@ export class ToolIndex {
         ? [{ name: "all", weight: 1, b: bm25.bag.b }]
         : TOOL_FIELDS.map((name) => ({ name, ...DEFAULT_TOOL_BM25.fields[name], ...bm25.fields?.[name] })),
       fuzzy: bm25.fuzzy,
+      presenceFloor: !this.bag && TOOL_PRESENCE_FLOOR,
     };
     this.bm25 = new Bm25fIndex(this.bm25Options);
     this.ranker = rankerModels(options);

@@ -165,3 +165,73 @@ describe("Bm25fIndex.rescore", () => {
     assert.notDeepEqual(fielded.search(["weather", "forecast"], 3), before, "the rescored index ranks differently from the fielded one");
   });
 });
+
+describe("Bm25fIndex presence floor", () => {
+  // A name field trusted twice, and a long, weak parameter field (weight 0.5, full length normalization).
+  const weak = [{ name: "name", weight: 2, b: 0.75 }, { name: "params", weight: 0.5, b: 0.75 }];
+  const filler = (n: number) => Array.from({ length: n }, (_, i) => `filler${i}`);
+  const catalog: [string, string[][]][] = [
+    ["hub", [["autocomplete"], ["paris", "london", ...filler(30)]]],
+    ["maps", [["maps"], ["london", "city"]]],
+    ["weather", [["weather", "city"], ["city"]]],
+    ["news", [["news", "city"], []]],
+  ];
+  const build = (presenceFloor: boolean, ids = catalog.map(([id]) => id)) => {
+    const index = new Bm25fIndex({ fields: weak, fuzzy: false, presenceFloor });
+    for (const [id, fields] of catalog) if (ids.includes(id)) index.add(id, fields);
+    return index;
+  };
+  const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  const k1 = 1.2;
+  const saturate = (x: number) => (x * (k1 + 1)) / (x + k1);
+
+  it("counts a word only one id has at least as a plain match of its raw frequency, wherever it is written", () => {
+    const [off] = build(false).search(["paris"], 5);
+    const [on] = build(true).search(["paris"], 5);
+    assert.equal(on.id, "hub");
+    // One occurrence, no weight, no length normalization: idf · sat(1) = idf.
+    assert.ok(Math.abs(on.score - idf(4, 1) * saturate(1)) < 1e-12, `${on.score}`);
+    assert.ok(off.score < on.score / 2, "without the floor the long weak field hides most of it");
+  });
+
+  it("gives a word of df ids 1/df of that, and leaves matches above the floor as they were", () => {
+    const off = new Map(build(false).search(["london"], 5).map((h) => [h.id, h.score]));
+    const on = new Map(build(true).search(["london"], 5).map((h) => [h.id, h.score]));
+    const floor = (idf(4, 2) * saturate(1)) / 2;
+    assert.ok(off.get("hub")! < floor);
+    assert.ok(Math.abs(on.get("hub")! - floor) < 1e-12, `${on.get("hub")}`);
+    // `maps` has it in a short parameter field: weighted, it is above the floor and unchanged.
+    assert.ok(off.get("maps")! > floor);
+    assert.equal(on.get("maps"), off.get("maps"));
+    // A word of three ids matched in names: every score as without the floor.
+    assert.deepEqual(build(true).search(["city"], 5), build(false).search(["city"], 5));
+  });
+
+  it("splits a floored score among the fields by raw frequency, and the parts add up to the score", () => {
+    const index = build(true);
+    const [hit] = index.search(["paris", "news"], 5).filter((h) => h.id === "hub");
+    const parts = index.explain(["paris", "news"], "hub");
+    assert.deepEqual(parts.map((p) => [p.term, p.field]), [["paris", "params"]]);
+    assert.ok(Math.abs(parts[0].contribution - hit.score) < 1e-12);
+  });
+
+  it("takes df within a subset, as an index built from the subset alone", () => {
+    const whole = build(true);
+    const subset = whole.subset((id) => id !== "maps");
+    const alone = build(true, ["hub", "weather", "news"]);
+    for (const query of [["london"], ["london", "city"], ["paris", "city"]]) {
+      const a = whole.search(query, 5, { subset });
+      const b = alone.search(query, 5);
+      assert.deepEqual(a.map((h) => h.id), b.map((h) => h.id));
+      a.forEach((h, i) => assert.ok(Math.abs(h.score - b[i].score) < 1e-12, `${query}: ${h.score} vs ${b[i].score}`));
+    }
+  });
+
+  it("is kept by a rescore that asks for it and dropped by one that does not", () => {
+    const index = build(false);
+    index.rescore({ k1, fields: weak, presenceFloor: true });
+    assert.deepEqual(index.search(["paris", "london"], 5), build(true).search(["paris", "london"], 5));
+    index.rescore({ k1, fields: weak });
+    assert.deepEqual(index.search(["paris", "london"], 5), build(false).search(["paris", "london"], 5));
+  });
+});

@@ -1,0 +1,329 @@
+/**
+ * Scoring variants of BM25F tried against plain BM25 on labelled sets (issue 36: `bm25` below `bm25-plain` on one
+ * catalog). Each variant scores every query exhaustively from the same postings (raw frequencies per field) and the
+ * same typo expansions as `bm25`, so `presence floor` reproduces `toolsearch eval -e bm25` (and `fields` what it gave
+ * before the floor), and `plain` reproduces `-e bm25-plain` (no typo expansion, as that engine). Prints nDCG@10 / recall@10 in % per set and variant, with ✗ where
+ * a variant is more than 0.5 below plain BM25 in either, then each variant's worst margin over all sets.
+ *
+ *   node --import tsx scripts/bm25-variants.ts [--only=NAME,NAME] NAME=CATALOG:QUERIES[:EVERY] …
+ *
+ * (EVERY: keep every n-th query; `--only` runs the variants so named.)
+ *
+ * Variants (see docs/relevance.md, "Scoring variants tried"):
+ * - `fields`: BM25F before the presence floor (`DEFAULT_TOOL_BM25`; field frequencies weighted, length-normalized per
+ *   field against the average over the tools that fill the field, summed, then saturated once: Robertson & Zaragoza);
+ * - `presence floor`: what ships (`Bm25fOptions.presenceFloor`): `fields`, each match at least 1/df of what a plain
+ *   match of its raw frequency (no field weight, no length normalization) would give;
+ * - `all-tools average`: the same with each field's average over every tool (before issue 36);
+ * - `best field tf`: the largest weighted field frequency instead of their sum (a term's evidence capped by its best
+ *   field);
+ * - `per-field BM25`: each field saturated on its own and the fields' scores summed (`+ field idf`: with each field's
+ *   own idf, over the tools that fill it); `best per-field`: the largest of them;
+ * - `b / cv`: each field's `b` divided by the coefficient of variation of its filled lengths when above 1 (a field whose
+ *   lengths vary wildly normalized less), derived from the catalog without labels;
+ * - `log length`, `sqrt length`: a concave length ratio (long fields penalized less); `length ratio ≤ 2`: a field at
+ *   most twice its average long as far as normalization goes (beyond that, more length taken as scope, not verbosity);
+ * - `distinct terms as length`: a field's length counted in distinct terms (Singhal's pivoted unique normalization),
+ *   so repeating words makes a field long and listing many different ones (examples of a parameter) less so;
+ * - `unique terms: presence`, `terms in ≤ N tools`: a term that few tools have counted by its raw frequency over the
+ *   whole tool (no field weight, no length normalization); `at least presence`: the larger of that and `fields`
+ *   (what the presence floor does for these terms, without its 1/df for the others);
+ * - `PRMS`: Kim, Xue & Croft's probabilistic field weights per query term, from where the term occurs in the catalog
+ *   (alone, scaled, times the default weights, or averaged with them);
+ * - `BM25+ δ`: Lv & Zhai's lower bound: every matched term adds δ·idf whatever the field's length;
+ * - `k1 0.9`, and `param descriptions 1` (their weight 1 instead of 0.5), with and without δ.
+ */
+import { loadCatalogFile } from "../src/catalog/load.js";
+import { Bm25fIndex } from "../src/engines/bm25f.js";
+import { FieldPacking } from "../src/engines/bm25f-postings.js";
+import { idfOf } from "../src/engines/bm25f-search.js";
+import { ndcgAt, recallAt } from "../src/eval/metrics.js";
+import { loadQueries } from "../src/eval/queries.js";
+import { TOOL_FIELDS, toolTexts } from "../src/indexes/tool-fields.js";
+import { DEFAULT_TOOL_BM25 } from "../src/indexes/tool-index-options.js";
+import { createAnalyzer } from "../src/text/analyzer.js";
+
+const F = TOOL_FIELDS.length;
+const WEIGHTS = TOOL_FIELDS.map((f) => DEFAULT_TOOL_BM25.fields[f].weight);
+const BS = TOOL_FIELDS.map((f) => DEFAULT_TOOL_BM25.fields[f].b);
+const PARAM_DESCRIPTIONS = TOOL_FIELDS.indexOf("paramDescriptions");
+const FUZZY_PENALTY = 0.4;
+
+/** What a variant may read of a catalog: field lengths by slot, and per field its averages and spread. */
+interface Catalog {
+  size: number;
+  lengths: Int32Array;
+  /** Per field: tools that fill it, average over those, over every tool, and coefficient of variation. */
+  filled: number[];
+  avg: number[];
+  avgAll: number[];
+  cv: number[];
+  avgTotal: number;
+  /** Per field, its total length over the catalog. */
+  total: number[];
+  /** Distinct terms per slot and field (`fields` per slot), and their average per field over the tools that fill it. */
+  distinct: Int32Array;
+  avgDistinct: number[];
+}
+
+/**
+ * One term's evidence in one tool: its idf, its raw frequency per field, and over the catalog how many tools have it
+ * in each field and how often it occurs in each field.
+ */
+type Score = (idf: number, slot: number, tf: number[], fieldDf: number[], fieldCf: number[], df: number) => number;
+interface Variant {
+  name: string;
+  fuzzy?: boolean;
+  make(c: Catalog): Score;
+}
+
+const saturate = (x: number, k1: number) => (x * (k1 + 1)) / (x + k1);
+const ratioNorm = (b: number, len: number, avg: number) => 1 - b + (b * len) / avg;
+
+/** BM25F with one saturation over the weighted sum (or the largest) of the fields' normalized frequencies. */
+function bm25f(name: string, o: { weights?: number[]; termWeights?: (c: Catalog, fieldCf: number[]) => number[]; b?: (c: Catalog) => number[]; k1?: number; delta?: number; average?: "all"; norm?: (b: number, len: number, avg: number) => number; combine?: "max"; distinct?: boolean } = {}): Variant {
+  return {
+    name,
+    make: (c) => {
+      const weights = o.weights ?? WEIGHTS, k1 = o.k1 ?? DEFAULT_TOOL_BM25.k1, delta = o.delta ?? 0;
+      const bs = o.b?.(c) ?? BS;
+      const avg = o.distinct ? c.avgDistinct : o.average === "all" ? c.avgAll : c.avg;
+      const lengths = o.distinct ? c.distinct : c.lengths;
+      const norm = o.norm ?? ratioNorm;
+      return (idf, slot, tf, _fieldDf, fieldCf) => {
+        const w = o.termWeights?.(c, fieldCf) ?? weights;
+        let x = 0;
+        for (let f = 0; f < F; f++) {
+          if (tf[f] === 0) continue;
+          const v = (w[f] * tf[f]) / norm(bs[f], lengths[slot * F + f], avg[f]);
+          x = o.combine === "max" ? Math.max(x, v) : x + v;
+        }
+        return x === 0 ? 0 : idf * (saturate(x, k1) + delta);
+      };
+    },
+  };
+}
+
+/** Each field saturated on its own, weighted, then summed (or the best field kept). */
+function perField(name: string, combine: "sum" | "max", fieldIdf: boolean): Variant {
+  return {
+    name,
+    make: (c) => (idf, slot, tf, fieldDf) => {
+      let score = 0;
+      for (let f = 0; f < F; f++) {
+        if (tf[f] === 0) continue;
+        const x = tf[f] / ratioNorm(BS[f], c.lengths[slot * F + f], c.avg[f]);
+        const v = WEIGHTS[f] * (fieldIdf ? idfOf(c.filled[f], fieldDf[f]) : idf) * saturate(x, DEFAULT_TOOL_BM25.k1);
+        score = combine === "sum" ? score + v : Math.max(score, v);
+      }
+      return score;
+    },
+  };
+}
+
+/**
+ * `fields`, except that a term found in at most `maxDf` tools counts by its raw frequency over the whole tool, with no
+ * field weight and no length normalization: a term that only one tool has identifies it wherever it is written.
+ */
+function uniqueTerms(name: string, maxDf: number, atLeast = false, perTool = false): Variant {
+  const fields = bm25f("fields");
+  return {
+    name,
+    make: (c) => {
+      const score = fields.make(c);
+      const rare = idfOf(c.size, maxDf + 1);
+      return (idf, slot, tf, fieldDf, fieldCf, df) => {
+        const weighted = score(idf, slot, tf, fieldDf, fieldCf, df);
+        if (idf <= rare) return weighted;
+        const presence = (idf * saturate(tf.reduce((a, b) => a + b, 0), DEFAULT_TOOL_BM25.k1)) / (perTool ? df : 1);
+        return atLeast ? Math.max(weighted, presence) : presence;
+      };
+    },
+  };
+}
+
+/** `PLAIN_TOOL_BM25`: one bag of every field, k1 0.9, b 0.4, no typo expansion. */
+const PLAIN: Variant = {
+  name: "plain",
+  fuzzy: false,
+  make: (c) => (idf, slot, tf) => {
+    let len = 0, x = 0;
+    for (let f = 0; f < F; f++) (len += c.lengths[slot * F + f]), (x += tf[f]);
+    return idf * saturate(x / ratioNorm(0.4, len, c.avgTotal), 0.9);
+  },
+};
+
+/**
+ * PRMS (Kim, Xue & Croft 2009): a query term's weight per field is the probability that the term comes from that field,
+ * P(f | t) ∝ P(t | C_f), the term's share of the field's text over the catalog (uniform prior over fields).
+ */
+const prms = (c: Catalog, fieldCf: number[]) => {
+  const p = fieldCf.map((cf, f) => (c.total[f] ? cf / c.total[f] : 0));
+  const sum = p.reduce((a, b) => a + b, 0) || 1;
+  return p.map((x) => x / sum);
+};
+/** PRMS times the default weights, rescaled to sum to 2 per term. */
+const prmsTimesDefaults = (c: Catalog, fieldCf: number[]) => {
+  const p = prms(c, fieldCf).map((x, f) => x * WEIGHTS[f]);
+  const sum = p.reduce((a, b) => a + b, 0) || 1;
+  return p.map((x) => (2 * x) / sum);
+};
+const paramDescriptions = (w: number) => WEIGHTS.map((x, f) => (f === PARAM_DESCRIPTIONS ? w : x));
+const VARIANTS: Variant[] = [
+  bm25f("fields"),
+  bm25f("all-tools average", { average: "all" }),
+  bm25f("best field tf", { combine: "max" }),
+  perField("per-field BM25", "sum", false),
+  perField("+ field idf", "sum", true),
+  perField("best per-field", "max", false),
+  bm25f("b / cv", { b: (c) => BS.map((b, f) => b / Math.max(1, c.cv[f])) }),
+  bm25f("log length", { norm: (b, len, avg) => 1 - b + (b * Math.log(1 + len)) / Math.log(1 + avg) }),
+  bm25f("sqrt length", { norm: (b, len, avg) => 1 - b + (b * Math.sqrt(len)) / Math.sqrt(avg) }),
+  bm25f("distinct terms as length", { distinct: true }),
+  uniqueTerms("unique terms: presence", 1),
+  uniqueTerms("terms in ≤ 2 tools: presence", 2),
+  uniqueTerms("terms in ≤ 3 tools: presence", 3),
+  uniqueTerms("unique terms: at least presence", 1, true),
+  uniqueTerms("terms in ≤ 2 tools: at least presence", 2, true),
+  uniqueTerms("presence floor", Infinity, true, true),
+  bm25f("length ratio ≤ 2", { norm: (b, len, avg) => 1 - b + b * Math.min(2, len / avg) }),
+  bm25f("BM25+ δ 0.1", { delta: 0.1 }),
+  bm25f("BM25+ δ 0.25", { delta: 0.25 }),
+  bm25f("BM25+ δ 1", { delta: 1 }),
+  bm25f("PRMS ×1", { termWeights: prms }),
+  bm25f("PRMS ×3", { termWeights: (c, cf) => prms(c, cf).map((p) => 3 * p) }),
+  bm25f("PRMS × defaults", { termWeights: prmsTimesDefaults }),
+  bm25f("(defaults + 3 PRMS) / 2", { termWeights: (c, cf) => prms(c, cf).map((p, f) => (WEIGHTS[f] + 3 * p) / 2) }),
+  bm25f("k1 0.9", { k1: 0.9 }),
+  bm25f("param descriptions 1", { weights: paramDescriptions(1) }),
+  bm25f("δ 0.5 + param descriptions 1", { delta: 0.5, weights: paramDescriptions(1) }),
+];
+
+interface Prepared {
+  index: Bm25fIndex;
+  catalog: Catalog;
+  queries: { terms: string[]; relevant: Set<string> }[];
+}
+
+const analyzer = createAnalyzer();
+
+function prepare(catalogFile: string, queriesFile: string, every: number): Prepared {
+  const tools = loadCatalogFile(catalogFile);
+  const index = new Bm25fIndex({ k1: DEFAULT_TOOL_BM25.k1, fields: TOOL_FIELDS.map((name) => ({ name, ...DEFAULT_TOOL_BM25.fields[name] })) });
+  for (const tool of tools) {
+    const texts = toolTexts(tool);
+    index.add(tool.name, TOOL_FIELDS.map((f) => analyzer.analyze(texts[f])));
+  }
+  index.flush();
+  const names = new Set(tools.map((t) => t.name));
+  const queries = loadQueries(queriesFile, (id) => names.has(id))
+    .filter((_, i) => i % every === 0)
+    .map((q) => ({ terms: analyzer.analyze(q.query), relevant: new Set(q.relevant) }));
+  return { index, catalog: catalogStats(index), queries };
+}
+
+function catalogStats(index: Bm25fIndex): Catalog {
+  const { ids, lengths } = index.items;
+  const { store } = index;
+  const packing = new FieldPacking(F);
+  const distinct = new Int32Array(lengths.length);
+  for (let t = 0; t < store.terms; t++) {
+    for (let i = store.start[t]; i < store.start[t] + store.count[t]; i++) for (let f = 0; f < F; f++) if (packing.get(store.tfs[i], f) > 0) distinct[store.slots[i] * F + f]++;
+  }
+  const filledLengths: number[][] = TOOL_FIELDS.map(() => []);
+  ids.forEach((id, slot) => {
+    if (id === undefined) return;
+    for (let f = 0; f < F; f++) if (lengths[slot * F + f] > 0) filledLengths[f].push(lengths[slot * F + f]);
+  });
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const avg = filledLengths.map((xs) => sum(xs) / Math.max(1, xs.length) || 1);
+  const cv = filledLengths.map((xs, f) => (xs.length ? Math.sqrt(sum(xs.map((x) => (x - avg[f]) ** 2)) / xs.length) / avg[f] : 0));
+  const size = index.size;
+  return {
+    size,
+    lengths,
+    filled: filledLengths.map((xs) => xs.length),
+    avg,
+    avgAll: filledLengths.map((xs) => sum(xs) / size || 1),
+    cv,
+    avgTotal: sum(filledLengths.map(sum)) / size || 1,
+    total: filledLengths.map(sum),
+    distinct,
+    avgDistinct: TOOL_FIELDS.map((_, f) => {
+      let total = 0;
+      for (let slot = 0; slot < ids.length; slot++) if (ids[slot] !== undefined) total += distinct[slot * F + f];
+      return total / Math.max(1, filledLengths[f].length) || 1;
+    }),
+  };
+}
+
+/** A query's terms as term ids with their query weight: exact terms, else near terms at a discount per edit. */
+function queryTerms(index: Bm25fIndex, terms: string[], fuzzy: boolean): [number, number][] {
+  const counts = new Map<string, number>();
+  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+  const out: [number, number][] = [];
+  for (const [term, count] of counts) {
+    if (index.hasTerm(term)) out.push([index.termId(term), count]);
+    else if (fuzzy) for (const near of index.nearTerms(term)) out.push([index.termId(near.term), count * FUZZY_PENALTY ** near.distance]);
+  }
+  return out;
+}
+
+function evaluate({ index, catalog, queries }: Prepared, variant: Variant): { ndcg: number; recall: number } {
+  const score = variant.make(catalog);
+  const { store, items } = index;
+  const packing = new FieldPacking(F);
+  const tf = new Array<number>(F).fill(0);
+  const fieldDf = new Array<number>(F).fill(0);
+  const fieldCf = new Array<number>(F).fill(0);
+  const scores = new Map<number, number>();
+  let ndcg = 0, recall = 0;
+  for (const q of queries) {
+    scores.clear();
+    for (const [t, weight] of queryTerms(index, q.terms, variant.fuzzy !== false)) {
+      const from = store.start[t], to = from + store.count[t];
+      const idf = idfOf(catalog.size, store.count[t]);
+      fieldDf.fill(0);
+      fieldCf.fill(0);
+      for (let i = from; i < to; i++) {
+        for (let f = 0; f < F; f++) {
+          const n = packing.get(store.tfs[i], f);
+          if (n > 0) (fieldDf[f]++, (fieldCf[f] += n));
+        }
+      }
+      for (let i = from; i < to; i++) {
+        for (let f = 0; f < F; f++) tf[f] = packing.get(store.tfs[i], f);
+        const s = weight * score(idf, store.slots[i], tf, fieldDf, fieldCf, store.count[t]);
+        if (s > 0) scores.set(store.slots[i], (scores.get(store.slots[i]) ?? 0) + s);
+      }
+    }
+    // Best first, equal scores by id, as `Bm25fIndex.search` ranks.
+    const ranked = [...scores].sort((a, b) => b[1] - a[1] || (items.ids[a[0]]! < items.ids[b[0]]! ? -1 : 1)).slice(0, 10).map(([slot]) => items.ids[slot]!);
+    ndcg += ndcgAt(10, ranked, q.relevant);
+    recall += recallAt(10, ranked, q.relevant);
+  }
+  return { ndcg: (100 * ndcg) / queries.length, recall: (100 * recall) / queries.length };
+}
+
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+if (only) VARIANTS.splice(0, VARIANTS.length, ...VARIANTS.filter((v) => only.includes(v.name)));
+if (args.length === 0) throw new Error("usage: bm25-variants.ts NAME=CATALOG:QUERIES[:EVERY] …");
+const worst = VARIANTS.map(() => ({ margin: Infinity, set: "" }));
+const pct = (m: { ndcg: number; recall: number }) => `${m.ndcg.toFixed(1)} / ${m.recall.toFixed(1)}`;
+console.log(`| set | plain | ${VARIANTS.map((v) => v.name).join(" | ")} |`);
+console.log(`|---|---|${VARIANTS.map(() => "---|").join("")}`);
+for (const arg of args) {
+  const [name, paths] = arg.split("=");
+  const [catalogFile, queriesFile, every] = paths.split(":");
+  const set = prepare(catalogFile, queriesFile, Number(every ?? 1));
+  const plain = evaluate(set, PLAIN);
+  const cells = VARIANTS.map((v, i) => {
+    const m = evaluate(set, v);
+    const margin = Math.min(m.ndcg - plain.ndcg, m.recall - plain.recall);
+    if (margin < worst[i].margin) worst[i] = { margin, set: name };
+    return `${pct(m)}${margin < -0.5 ? " ✗" : ""}`;
+  });
+  console.log(`| ${name} | ${pct(plain)} | ${cells.join(" | ")} |`);
+}
+console.log(`| worst margin over plain (points) | | ${worst.map((w) => `${w.margin.toFixed(1)} (${w.set})`).join(" | ")} |`);
