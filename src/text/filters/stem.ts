@@ -8,6 +8,7 @@ import type { Token } from "../token.js";
 const memo = new Map<string, string>();
 const MEMO_LIMIT = 65_536;
 const DIGIT = /\d/;
+const ASCII_CHARACTER = /[\x00-\x7f]/;
 
 /**
  * Stems one English word with Porter2 (Snowball's English algorithm, `porter2` package). Porter2 is chosen over the
@@ -17,7 +18,8 @@ const DIGIT = /\d/;
 export function stemWord(word: string): string {
   let stemmed = memo.get(word);
   if (stemmed === undefined) {
-    stemmed = word.length > 3 && !DIGIT.test(word) ? porter2(word) : word;
+    // Porter2 reads ASCII letters only: a word with no ASCII character (Han, kana, Cyrillic …) is its own stem.
+    stemmed = word.length > 3 && !DIGIT.test(word) && ASCII_CHARACTER.test(word) ? porter2(word) : word;
     if (memo.size >= MEMO_LIMIT) memo.clear();
     memo.set(word, stemmed);
   }
