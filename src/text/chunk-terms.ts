@@ -7,7 +7,7 @@ import { asciiChunkWords } from "./filters/ascii-chunk.js";
 import { foldDiacritics, foldText } from "./filters/fold-diacritics.js";
 import { lowercase } from "./filters/lowercase.js";
 import { splitIdentifiers } from "./filters/split-identifiers.js";
-import { stemEnglish, stemWord } from "./filters/stem.js";
+import { stemEnglish, stemOnce, stemWord } from "./filters/stem.js";
 import { removeStopwords } from "./filters/stopwords.js";
 import { hasNonAscii } from "./filters/tokenize.js";
 import type { IdList } from "./term-ids.js";
@@ -62,7 +62,7 @@ export class ChunkTerms {
       if (whole) return ids.push(resolve(text));
       let id = wordIds.get(text);
       if (id === undefined) {
-        const term = this.word(text);
+        const term = this.word(text, stemOnce);
         wordIds.set(text, (id = term === undefined ? -1 : resolve(term)));
       }
       if (id >= 0) ids.push(id);
@@ -84,10 +84,10 @@ export class ChunkTerms {
     return folded === "" ? undefined : this.word(folded);
   }
 
-  /** A piece's term (stopwords, stemming), or undefined when it is dropped. */
-  private word(text: string): string | undefined {
+  /** A piece's term (stopwords, stemming with `stem`), or undefined when it is dropped. */
+  private word(text: string, stem: (word: string) => string = stemWord): string | undefined {
     if (this.stopwords?.has(text)) return undefined;
-    return this.stem ? stemWord(text) : text;
+    return this.stem ? stem(text) : text;
   }
 
   private readonly keep = (text: string, whole: boolean): void => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { stem as porter2 } from "porter2";
-import { stemWord } from "../../src/text/filters/stem.js";
+import { stemOnce, stemWord } from "../../src/text/filters/stem.js";
 import { fuzzParameters } from "../fuzz/settings.js";
 
 describe("stemWord", () => {
@@ -12,6 +12,7 @@ describe("stemWord", () => {
     fc.assert(fc.property(word, (text) => {
       if (!/[\x00-\x7f]/.test(text)) assert.equal(porter2(text), text);
       assert.equal(stemWord(text), text.length > 3 && !/\d/.test(text) ? porter2(text) : text);
+      assert.equal(stemOnce(text), stemWord(text), "the memo changes nothing");
     }), fuzzParameters());
   });
 
