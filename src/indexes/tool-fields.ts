@@ -24,22 +24,38 @@ interface Collected {
 
 const NESTED_KEYS = ["items", "additionalProperties", "anyOf", "oneOf", "allOf"] as const;
 
-/** Walks a schema's properties (nested objects, arrays and unions included) up to a few levels deep. */
+/**
+ * Walks a schema's properties (nested objects, arrays and unions included) up to a few levels deep. Plain loops, no
+ * entry arrays or callbacks: a catalog build walks every tool's schema while V8 is still interpreting this.
+ */
 function collect(schema: unknown, out: Collected, depth: number): void {
   if (depth > 4 || typeof schema !== "object" || schema === null) return;
-  if (Array.isArray(schema)) return schema.forEach((s) => collect(s, out, depth));
+  if (Array.isArray(schema)) {
+    for (let i = 0; i < schema.length; i++) collect(schema[i], out, depth);
+    return;
+  }
   const node = schema as JsonSchema;
   if (typeof node.description === "string" && depth > 0) out.descriptions.push(node.description);
-  if (Array.isArray(node.enum)) out.enums.push(...node.enum.filter((v) => typeof v === "string" || typeof v === "number").map(String));
+  const values = node.enum;
+  if (Array.isArray(values)) {
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      if (typeof value === "string" || typeof value === "number") out.enums.push(String(value));
+    }
+  }
   if (typeof node.const === "string") out.enums.push(node.const);
   const properties = node.properties;
   if (typeof properties === "object" && properties !== null) {
-    for (const [name, child] of Object.entries(properties as Record<string, unknown>)) {
-      out.names.push(name);
-      collect(child, out, depth + 1);
+    const names = Object.keys(properties);
+    for (let i = 0; i < names.length; i++) {
+      out.names.push(names[i]);
+      collect((properties as Record<string, unknown>)[names[i]], out, depth + 1);
     }
   }
-  for (const key of NESTED_KEYS) if (node[key] !== undefined) collect(node[key], out, depth + 1);
+  for (let k = 0; k < NESTED_KEYS.length; k++) {
+    const nested = node[NESTED_KEYS[k]];
+    if (nested !== undefined) collect(nested, out, depth + 1);
+  }
 }
 
 /** The searchable texts of a tool. */

@@ -4,14 +4,22 @@
  * ASCII chunk takes the fused scan of `asciiChunkWords`, which gives the same terms.
  */
 import { asciiChunkWords } from "./filters/ascii-chunk.js";
-import { foldDiacritics } from "./filters/fold-diacritics.js";
+import { foldDiacritics, foldText } from "./filters/fold-diacritics.js";
 import { lowercase } from "./filters/lowercase.js";
 import { splitIdentifiers } from "./filters/split-identifiers.js";
-import { stemEnglish, stemWord } from "./filters/stem.js";
+import { stemEnglish, stemOnce, stemWord } from "./filters/stem.js";
 import { removeStopwords } from "./filters/stopwords.js";
 import { hasNonAscii } from "./filters/tokenize.js";
 import type { IdList } from "./term-ids.js";
 import type { Token, TokenFilter } from "./token.js";
+
+/**
+ * What makes `splitIdentifiers` split a chunk: a separator, an upper-case letter or a digit (every case boundary has
+ * one or the other beside it). A non-ASCII chunk with none of them (a Han or kana phrase, a lower-case accented word)
+ * is one word, its terms those of `plainWord`, without the token pipeline's regular expressions, token objects and
+ * arrays (a cold build of a catalog with a few thousand such chunks spent about a tenth of its time there).
+ */
+const SPLITS = /[._\-/:\p{Lu}\p{N}]/u;
 
 export class ChunkTerms {
   private readonly filters: TokenFilter[] = [splitIdentifiers, lowercase, foldDiacritics];
@@ -32,7 +40,11 @@ export class ChunkTerms {
 
   /** The chunk's terms. */
   terms = (chunk: string): string[] => {
-    if (hasNonAscii(chunk)) return this.tokens(chunk).map((t) => t.text);
+    if (hasNonAscii(chunk)) {
+      if (SPLITS.test(chunk)) return this.tokens(chunk).map((t) => t.text);
+      const term = this.plainWord(chunk);
+      return term === undefined ? [] : [term];
+    }
     this.found = [];
     asciiChunkWords(chunk, this.keep);
     return this.found;
@@ -50,7 +62,7 @@ export class ChunkTerms {
       if (whole) return ids.push(resolve(text));
       let id = wordIds.get(text);
       if (id === undefined) {
-        const term = this.word(text);
+        const term = this.word(text, stemOnce);
         wordIds.set(text, (id = term === undefined ? -1 : resolve(term)));
       }
       if (id >= 0) ids.push(id);
@@ -62,10 +74,20 @@ export class ChunkTerms {
     };
   }
 
-  /** A piece's term (stopwords, stemming), or undefined when it is dropped. */
-  private word(text: string): string | undefined {
+  /**
+   * The term of a chunk that `splitIdentifiers` leaves whole (see `SPLITS`), or undefined when it is dropped: a lone
+   * character is, as a lone letter is; the rest is lower-cased, folded, then a piece like any other (see `word`).
+   */
+  private plainWord(chunk: string): string | undefined {
+    if (chunk.length < 2) return undefined;
+    const folded = foldText(chunk.toLowerCase());
+    return folded === "" ? undefined : this.word(folded);
+  }
+
+  /** A piece's term (stopwords, stemming with `stem`), or undefined when it is dropped. */
+  private word(text: string, stem: (word: string) => string = stemWord): string | undefined {
     if (this.stopwords?.has(text)) return undefined;
-    return this.stem ? stemWord(text) : text;
+    return this.stem ? stem(text) : text;
   }
 
   private readonly keep = (text: string, whole: boolean): void => {
@@ -75,6 +97,11 @@ export class ChunkTerms {
 
   /** A non-ASCII chunk's ids: apart from the ASCII path, so that the first one of a build does not deoptimise it. */
   private otherIds(chunk: string, out: IdList, resolve: (term: string) => number): void {
+    if (!SPLITS.test(chunk)) {
+      const term = this.plainWord(chunk);
+      if (term !== undefined) out.push(resolve(term));
+      return;
+    }
     const tokens = this.tokens(chunk);
     for (let i = 0; i < tokens.length; i++) out.push(resolve(tokens[i].text));
   }

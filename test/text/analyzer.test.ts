@@ -27,6 +27,14 @@ describe("identifier splitting", () => {
     }), fuzzParameters());
   });
 
+  it("splits parts of any script as the Unicode case-boundary rule does", () => {
+    const rule = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u;
+    const part = fc.array(fc.constantFrom("入", "メ", "é", "É", "ß", "ǅ", "т", "Т", "σ", "Σ", "٣", "𝐀", "𝟘", "\u0301", "a", "Z", "1"), { minLength: 1, maxLength: 12 }).map((c) => c.join(""));
+    fc.assert(fc.property(part, (text) => {
+      assert.deepEqual(subParts(text), text.split(rule).filter(Boolean));
+    }), fuzzParameters());
+  });
+
   it("splits snake, camel, kebab and dotted identifiers and keeps the joined form", () => {
     assert.deepEqual(split("get_stock_level"), ["get", "stock", "level", "[getstocklevel]"]);
     assert.deepEqual(split("getStockLevel"), ["get", "Stock", "Level", "[getStockLevel]"]);

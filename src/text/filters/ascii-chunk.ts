@@ -25,40 +25,51 @@ export function asciiChunkWords(chunk: string, emit: WordSink): void {
     if (isSeparator(chunk.charCodeAt(i))) separated = true;
     else if (i === 0 || isSeparator(chunk.charCodeAt(i - 1))) parts++;
   }
-  // Whether anything was split off: parts between separators (when there are several), case and digit pieces.
-  let split = false;
+  // The pieces' bounds first, then one loop hands them on: one call site of `emit` for all pieces.
+  let cut = 0;
   for (let start = 0; start < n;) {
     while (start < n && isSeparator(chunk.charCodeAt(start))) start++;
     if (start === n) break;
     let end = start;
     while (end < n && !isSeparator(chunk.charCodeAt(end))) end++;
-    if (parts > 1) {
-      split = true;
-      piece(chunk, lower, start, end, emit);
-    }
+    if (parts > 1) cut = addPiece(cut, start, end);
     let from = start;
     for (let i = start + 1; i < end; i++) {
       if (!isBoundary(chunk, i, end)) continue;
-      split = true;
-      piece(chunk, lower, from, i, emit);
+      cut = addPiece(cut, from, i);
       from = i;
     }
-    if (from !== start) piece(chunk, lower, from, end, emit);
+    if (from !== start) cut = addPiece(cut, from, end);
     start = end;
   }
-  if (!split) {
+  if (cut === 0) {
     // Nothing to split: the chunk is a plain word.
     if (meaningful(chunk, 0, n)) emit(lower, false);
     return;
+  }
+  for (let c = 0; c < cut; c += 2) {
+    const from = cuts[c];
+    const to = cuts[c + 1];
+    // A lone letter is no piece (a lone digit is).
+    if (meaningful(chunk, from, to)) emit(lower.slice(from, to), false);
   }
   emit(separated ? lower.replace(SEPARATORS, "") : lower, true);
 }
 
 const SEPARATORS = /[._\-/:]+/g;
 
-/** A piece from `from` to `to`, unless it is a lone letter (a lone digit stays). */
-function piece(chunk: string, lower: string, from: number, to: number, emit: WordSink): void {
-  if (meaningful(chunk, from, to)) emit(lower.slice(from, to), false);
+/** Pieces of the chunk being scanned: start and end of each, in order (grown as needed; scans never nest). */
+let cuts = new Int32Array(64);
+
+function addPiece(cut: number, from: number, to: number): number {
+  if (cut + 2 > cuts.length) {
+    const grown = new Int32Array(2 * cuts.length);
+    grown.set(cuts);
+    cuts = grown;
+  }
+  cuts[cut] = from;
+  cuts[cut + 1] = to;
+  return cut + 2;
 }
 
 function meaningful(chunk: string, from: number, to: number): boolean {
