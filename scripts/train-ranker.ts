@@ -8,7 +8,9 @@
  *
  * Options: --model-kind linear|trees (default linear; trees: gradient-boosted regression trees, `src/ranking/boost.ts`, with
  * --tree-loss softmax|lambda, --depth, --shrinkage and at most --trees trees, the number chosen by an inner
- * leave-one-catalog-out on the training catalogs only, in steps of 25, unless --fixed-trees),
+ * leave-one-catalog-out on the training catalogs only, in steps of --tree-step (10), unless --fixed-trees; --tree-base linear (the
+ * default: the trees are boosted from the linear model of the same sets and correct it, and 0 trees, the linear model
+ * alone, is one of the numbers chosen from) or none),
  * --searches hybrid,lexical (the models trained and measured), --loss every|any (linear only; default every: each
  * relevant candidate is asked for; any: their mass together),
  * --no-coverage (no clause coverage weight), --data DIR (default ../shared/data), --cache FILE (embedding cache,
@@ -60,11 +62,13 @@ const { values: args } = parseArgs({
     "model-kind": { type: "string", default: "linear" },
     searches: { type: "string", default: "hybrid,lexical" },
     "tree-loss": { type: "string", default: BOOST_DEFAULTS.loss },
-    trees: { type: "string", default: "300" },
+    trees: { type: "string", default: "100" },
     depth: { type: "string", default: String(BOOST_DEFAULTS.depth) },
     shrinkage: { type: "string", default: String(BOOST_DEFAULTS.shrinkage) },
     "min-hessian": { type: "string", default: String(BOOST_DEFAULTS.minHessian) },
     "fixed-trees": { type: "boolean", default: false },
+    "tree-base": { type: "string", default: "linear" },
+    "tree-step": { type: "string", default: "10" },
   },
 });
 
@@ -273,41 +277,48 @@ function boostOptions(): Partial<BoostOptions> {
   return { loss, trees: Number(args.trees), depth: Number(args.depth), shrinkage: Number(args.shrinkage), minHessian: Number(args["min-hessian"]) };
 }
 
-/** Trees are counted in steps of this when their number is chosen. */
-const TREE_STEP = 25;
+/** Trees are counted in steps of this when their number is chosen (--tree-step). */
+const TREE_STEP = Number(args["tree-step"]);
 
 /**
- * A tree ensemble of `kind` trained on `sets`. Its number of trees is chosen on `sets` alone, by leaving each of their
- * catalogs out in turn (an inner leave-one-catalog-out): the number, in steps of 25 up to --trees, whose ensembles
- * rank the inner left-out sets best (the measure `chooseCoverage` uses, the model alone); then trained on all `sets`.
+ * A tree ensemble of `kind` trained on `sets` (boosted from their linear model unless --tree-base none). Its number
+ * of trees is chosen on `sets` alone, by leaving each of their catalogs out in turn (an inner leave-one-catalog-out):
+ * the number, in steps of --tree-step up to --trees (0 too when boosted from the linear model), whose models rank the inner
+ * left-out sets best (the measure `chooseCoverage` uses, the model alone); then trained on all `sets`. With 0 chosen
+ * the linear model is returned: the trees did not help.
  */
 function trainTrees(kind: Kind, sets: Sets): LearnedModel {
   const options = boostOptions();
   const names = KIND_FEATURES[kind];
+  const linearBase = args["tree-base"] === "linear";
+  if (!linearBase && args["tree-base"] !== "none") throw new Error(`--tree-base ${args["tree-base"]}: use linear or none`);
+  const fit = (data: TrainingQuery[], more: Partial<BoostOptions>) => {
+    const base = linearBase ? trainLinear(kind, data) : undefined;
+    return { base, model: boostTrees(names, data, { ...options, ...more, ...(base ? { weights: base.weights } : {}) }) };
+  };
   const groups = [...new Set(setsFor(kind, sets).map((s) => s.spec.group))];
-  if (args["fixed-trees"] || groups.length < 2) return boostTrees(names, trainingData(kind, sets), options);
+  if (args["fixed-trees"] || groups.length < 2) return fit(trainingData(kind, sets), {}).model;
   const value = new Map<number, number>();
   for (const group of groups) {
     const inner = sets.filter((s) => s.spec.group !== group);
     const held = setsFor(kind, sets).filter((s) => s.spec.group === group);
     const started = Date.now();
-    boostTrees(names, trainingData(kind, inner), {
-      ...options,
-      onTree: (model) => {
-        if (model.trees.length % TREE_STEP !== 0) return;
-        const got = held.reduce((sum, { spec, queries }) => {
-          const f = measure(queries, (q) => scoreWith(model, q[kind]).map((hit) => hit.id));
-          return sum + (spec.weight * (f.ndcg + f.r5 + f.r10)) / 3;
-        }, 0);
-        value.set(model.trees.length, (value.get(model.trees.length) ?? 0) + got);
-      },
-    });
+    const score = (count: number, model: LearnedModel) => {
+      const got = held.reduce((sum, { spec, queries }) => {
+        const f = measure(queries, (q) => scoreWith(model, q[kind]).map((hit) => hit.id));
+        return sum + (spec.weight * (f.ndcg + f.r5 + f.r10)) / 3;
+      }, 0);
+      value.set(count, (value.get(count) ?? 0) + got);
+    };
+    const { base } = fit(trainingData(kind, inner), { onTree: (model) => model.trees.length % TREE_STEP === 0 && score(model.trees.length, model) });
+    if (base) score(0, base);
     process.stderr.write(`  ${kind} trees, inner fold without ${group}: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
   }
   let best = { trees: TREE_STEP, value: -Infinity };
-  for (const [trees, v] of value) if (v > best.value + 1e-9) best = { trees, value: v };
-  process.stderr.write(`  ${kind}: ${best.trees} trees chosen (${[...value].map(([t, v]) => `${t}: ${v.toFixed(4)}`).join(", ")})\n`);
-  return boostTrees(names, trainingData(kind, sets), { ...options, trees: best.trees });
+  for (const [trees, v] of [...value].sort((a, b) => a[0] - b[0])) if (v > best.value + 1e-9) best = { trees, value: v };
+  process.stderr.write(`  ${kind}: ${best.trees} trees chosen (${[...value].sort((a, b) => a[0] - b[0]).map(([t, v]) => `${t}: ${v.toFixed(4)}`).join(", ")})\n`);
+  if (best.trees === 0) return trainLinear(kind, trainingData(kind, sets));
+  return fit(trainingData(kind, sets), { trees: best.trees }).model;
 }
 
 /** A stored query's candidates scored by a model, best first (ties by id, as search breaks them). */
@@ -410,6 +421,7 @@ async function main(): Promise<void> {
         const lexical = l ? pct(measure(queries, (q) => rankWith(l, q.lexical))) : "—";
         const weight = h ? String(h.coverage ?? 0) : "—";
         lines.push(`| ${group} | ${spec.name} | ${queries.length} | ${cells.join(" | ")} | ${uncovered} | **${hybrid}** | ${weight} | ${size(h)} | ${lexical} | ${size(l)} |`);
+        process.stderr.write(`${lines[lines.length - 1]}\n`);
       }
     }
     mkdirSync(args.out!, { recursive: true });
@@ -437,7 +449,8 @@ async function main(): Promise<void> {
 function treesTrained(): string {
   const o = { ...BOOST_DEFAULTS, ...boostOptions() };
   const loss = o.loss === "softmax" ? "listwise softmax, every relevant candidate asked for" : "LambdaMART (pairwise logistic × |ΔnDCG|)";
-  return `gradient-boosted trees (${loss}), depth ${o.depth}, shrinkage ${o.shrinkage}, leaves of at least ${o.minHessian} hessian, L2 ${o.l2}, ${o.bins} bins; ${args["fixed-trees"] ? `${o.trees} trees` : `number of trees chosen by an inner leave-one-catalog-out in steps of ${TREE_STEP} up to ${o.trees}`}`;
+  const base = args["tree-base"] === "linear" ? ", boosted from the linear model of the same sets (its weights kept)" : "";
+  return `gradient-boosted trees (${loss})${base}, depth ${o.depth}, shrinkage ${o.shrinkage}, leaves of at least ${o.minHessian} hessian, L2 ${o.l2}, ${o.bins} bins; ${args["fixed-trees"] ? `${o.trees} trees` : `number of trees chosen by an inner leave-one-catalog-out in steps of ${TREE_STEP} up to ${o.trees}`}`;
 }
 
 /** The model file: indented as before, but each tree on one line (hundreds of small trees would fill screens). */

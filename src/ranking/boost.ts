@@ -6,7 +6,8 @@
  * steps in the leaves (−Σgradient / (Σhessian + l2)) shrunk by `shrinkage`, and adds it. Splits are found on
  * histograms: each feature's values are cut into at most `bins` ranges once (at midpoints between distinct values,
  * so a threshold never sits on a value a catalog is likely to produce exactly), and a node's gradients are summed per
- * range. Two losses over each query's candidates:
+ * range. Boosting may start from a linear model's scores (`weights`): the trees then learn what it misses. Two losses
+ * over each query's candidates:
  * - `softmax`: the listwise softmax loss of the linear ranker with every relevant candidate asked for (the mean of
  *   −log each one's share); the scores stay log-probabilities, which the coverage stage reads (`coverage.ts`);
  * - `lambda`: LambdaMART's pairwise logistic loss of each (relevant, irrelevant) pair weighted by how much swapping
@@ -32,6 +33,11 @@ export interface BoostOptions {
   minHessian: number;
   l2: number;
   bins: number;
+  /**
+   * A linear model to boost from (one weight per feature): the trees start from its scores and correct them, and the
+   * model keeps its weights.
+   */
+  weights?: number[];
   /** Called after each tree with the model so far (the ensemble of the first k trees is a model of its own). */
   onTree?: (model: TreeModel) => void;
 }
@@ -102,9 +108,19 @@ export function boostTrees(features: readonly FeatureName[], queries: BoostQuery
   }
 
   const scores = new Float64Array(n);
+  if (o.weights) {
+    const w = o.weights;
+    usable.forEach((q, i) => {
+      for (let k = 0; k < q.labels.length; k++) {
+        let s = 0;
+        for (let j = 0; j < d; j++) s += w[j] * q.x[k * d + j];
+        scores[starts[i] + k] = s;
+      }
+    });
+  }
   const grad = new Float64Array(n);
   const hess = new Float64Array(n);
-  const model: TreeModel = { kind: "trees", features: [...features], trees: [] };
+  const model: TreeModel = { kind: "trees", features: [...features], ...(o.weights ? { weights: [...o.weights] } : {}), trees: [] };
   const all = Int32Array.from({ length: n }, (_, r) => r);
   const leafOf = new Int32Array(n);
   for (let t = 0; t < o.trees; t++) {

@@ -59,19 +59,24 @@ export function checkModel(value: unknown, source: string): RankerModel {
     for (const name of m.features) if (!FEATURE_NAMES.includes(name)) throw fail(`${kind}: unknown feature ${JSON.stringify(name)}`);
     if (m.kind === "trees") {
       if (!Array.isArray(m.trees) || m.trees.length === 0) throw fail(`${kind}: trees must be a non-empty array`);
+      if (m.weights !== undefined) checkWeights(kind, m);
       for (const [t, tree] of m.trees.entries()) {
         const problem = treeProblem(tree, m.features, `trees[${t}]`);
         if (problem) throw fail(`${kind}: ${problem}`);
       }
     } else if (m.kind === undefined || m.kind === "linear") {
-      if (!Array.isArray(m.weights) || m.features.length !== m.weights.length) throw fail(`${kind}: features and weights must be arrays of the same length`);
-      for (const w of m.weights) if (typeof w !== "number" || !Number.isFinite(w)) throw fail(`${kind}: weights must be finite numbers`);
+      checkWeights(kind, m);
     } else {
       throw fail(`${kind}: kind ${JSON.stringify((m as { kind: unknown }).kind)} is not one of linear, trees`);
     }
     if (m.coverage !== undefined && !(typeof m.coverage === "number" && m.coverage >= 0 && m.coverage <= 1)) throw fail(`${kind}: coverage must be a number from 0 to 1`);
   }
   return model;
+
+  function checkWeights(kind: string, m: { features: unknown[]; weights?: unknown }): void {
+    if (!Array.isArray(m.weights) || m.features.length !== m.weights.length) throw fail(`${kind}: features and weights must be arrays of the same length`);
+    for (const w of m.weights) if (typeof w !== "number" || !Number.isFinite(w)) throw fail(`${kind}: weights must be finite numbers`);
+  }
 }
 
 /** Reads and checks a model file. */
@@ -101,7 +106,7 @@ export function shippedModel(): RankerModel {
 /** Whether a model reads each clause's evidence: `part_` features or coverage (search gathers it only then). */
 export function readsClauses(model: LearnedModel): boolean {
   if ((model.coverage ?? 0) > 0) return true;
-  const read = model.kind === "trees" ? model.trees.flatMap((tree) => [...treeFeatures(tree)]) : model.features;
+  const read = model.kind === "trees" && !model.weights ? model.trees.flatMap((tree) => [...treeFeatures(tree)]) : model.features;
   return read.some((name) => name.startsWith("part_"));
 }
 
@@ -122,7 +127,7 @@ export function scoreRow(model: LearnedModel, row: Float64Array): number {
 export function contributions(model: LearnedModel, row: Float64Array): FeatureContribution[] {
   if (model.kind === "trees") {
     const parts = treeContributions(model, row);
-    return model.features.map((feature, i) => ({ feature, value: row[featureIndex(feature)], contribution: parts[i] }));
+    return model.features.map((feature, i) => ({ feature, value: row[featureIndex(feature)], ...(model.weights ? { weight: model.weights[i] } : {}), contribution: parts[i] }));
   }
   return model.features.map((feature, i) => {
     const value = row[featureIndex(feature)];

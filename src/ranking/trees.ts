@@ -24,11 +24,16 @@ export interface TreeNode {
   right?: TreeNode;
 }
 
-/** A tree ensemble: score = Σ over the trees of (the value of the row's leaf − the root's value). */
+/**
+ * A tree ensemble: score = Σ weight × feature (when it has weights: the trees then correct a linear model) + Σ over
+ * the trees of (the value of the row's leaf − the root's value).
+ */
 export interface TreeModel {
   kind: "trees";
-  /** The features the trees may read, in the order `explain` lists them. */
+  /** The features the model may read, in the order `explain` lists them. */
   features: FeatureName[];
+  /** A linear model the trees were boosted from (one weight per feature), if any. */
+  weights?: number[];
   trees: TreeNode[];
   /** As `LinearModel.coverage`: how much a request of several clauses trades the model's order for covering each. */
   coverage?: number;
@@ -36,6 +41,9 @@ export interface TreeModel {
 
 /** Every tree of a model in flat arrays (a node's children by position), built once per model. */
 interface FlatTrees {
+  /** Each feature's position in a feature row (for the linear part). */
+  columns: Int32Array;
+  weights: Float64Array;
   roots: Int32Array;
   /** Position of the feature in a feature row, or −1 at a leaf. */
   column: Int32Array;
@@ -56,6 +64,8 @@ function flatten(model: TreeModel): FlatTrees {
   const count = (node: TreeNode): number => 1 + (node.left ? count(node.left) + count(node.right!) : 0);
   const size = model.trees.reduce((sum, tree) => sum + count(tree), 0);
   flat = {
+    columns: Int32Array.from(model.features, featureIndex),
+    weights: Float64Array.from(model.weights ?? []),
     roots: new Int32Array(model.trees.length),
     column: new Int32Array(size),
     slot: new Int32Array(size),
@@ -87,8 +97,9 @@ function flatten(model: TreeModel): FlatTrees {
 
 /** The ensemble's score of one feature row (all features, in `FEATURE_NAMES` order). */
 export function scoreTrees(model: TreeModel, row: Float64Array): number {
-  const { roots, column, threshold, left, right, value } = flatten(model);
+  const { columns, weights, roots, column, threshold, left, right, value } = flatten(model);
   let score = 0;
+  for (let i = 0; i < weights.length; i++) score += weights[i] * row[columns[i]];
   for (let t = 0; t < roots.length; t++) {
     let node = roots[t];
     while (column[node] >= 0) node = row[column[node]] <= threshold[node] ? left[node] : right[node];
@@ -97,10 +108,14 @@ export function scoreTrees(model: TreeModel, row: Float64Array): number {
   return score;
 }
 
-/** Each of the model's features' part of a row's score (Saabas), in `model.features` order; they add up to the score. */
+/**
+ * Each of the model's features' part of a row's score (its weight × its value, plus its Saabas part of the trees), in
+ * `model.features` order; they add up to the score (exactly for trees alone, to rounding with weights).
+ */
 export function treeContributions(model: TreeModel, row: Float64Array): number[] {
-  const { roots, column, slot, threshold, left, right, value } = flatten(model);
+  const { columns, weights, roots, column, slot, threshold, left, right, value } = flatten(model);
   const parts = new Array<number>(model.features.length).fill(0);
+  for (let i = 0; i < weights.length; i++) parts[i] = weights[i] * row[columns[i]];
   for (let t = 0; t < roots.length; t++) {
     let node = roots[t];
     while (column[node] >= 0) {

@@ -125,6 +125,17 @@ describe("boostTrees", () => {
     assert.equal(flipped.trees[0].feature, "cosine");
   });
 
+  it("boosts from a linear model: keeps its weights, starts from its order and corrects it", () => {
+    // A linear model that ranks by the noise (plain BM25 here) and against the name.
+    const weights = [-1, 0, 2];
+    const model = boostTrees(FEATURES, separable, { trees: 30, depth: 2, minHessian: 0.1, weights });
+    assert.deepEqual(model.weights, weights);
+    const linearAlone: TreeModel = { kind: "trees", features: FEATURES, weights, trees: [{ value: 0 }] };
+    assert.ok(separated(linearAlone, separable) < separable.length / 2);
+    assert.equal(separated(model, separable), separable.length);
+    assert.equal(model.trees[0].feature, "name");
+  });
+
   it("trains nothing from queries without a relevant candidate", () => {
     const none = querySet(10, 0, (_, next) => [next(), next(), next()]);
     const model = boostTrees(FEATURES, none, { trees: 3 });

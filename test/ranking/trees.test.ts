@@ -61,6 +61,17 @@ describe("tree model", () => {
     }
   });
 
+  it("with weights, adds a linear model's score, each weight × value part of its feature's", () => {
+    const boosted: TreeModel = { ...hand, weights: [2, -1, 0.5] };
+    const r = row({ cosine: 0.75, name: 0.5, plain: 1 });
+    assert.equal(scoreTrees(boosted, r), 2 * 0.75 - 0.5 + 0.5 + (2 - 0.25));
+    const parts = contributions(boosted, r);
+    assert.deepEqual(parts.map((p) => [p.weight, p.contribution]), [[2, 1.5 + 1.75], [-1, -0.5], [0.5, 0.5]]);
+    assert.ok(Math.abs(parts.reduce((s, p) => s + p.contribution, 0) - scoreRow(boosted, r)) < 1e-12);
+    // The weights put every feature into the score: the clauses' evidence is needed when a part_ feature is listed.
+    assert.equal(readsClauses({ ...boosted, features: [...hand.features, "part_name"], weights: [2, -1, 0.5, 1] }), true);
+  });
+
   it("reads the clauses only when it splits on a part_ feature or covers them", () => {
     assert.equal(readsClauses(hand), false);
     assert.equal(readsClauses({ ...hand, coverage: 0.2 }), true);
@@ -92,6 +103,8 @@ describe("model.json with trees", () => {
     refused({ version: 1, hybrid: { ...hand, trees: [{ value: 0, feature: "cosine", left: { value: 1 }, right: { value: 2 } }] } }, /trees\[0\]\.threshold must be a finite number/);
     refused({ version: 1, hybrid: { ...hand, trees: [hand.trees[0], { value: 0, feature: "cosine", threshold: 1, left: { value: null }, right: { value: 2 } }] } }, /trees\[1\]\.left\.value must be a finite number/);
     refused({ version: 1, hybrid: { ...hand, coverage: 1.5 } }, /coverage must be a number from 0 to 1/);
+    refused({ version: 1, hybrid: { ...hand, weights: [1, 2] } }, /hybrid: features and weights must be arrays of the same length/);
+    refused({ version: 1, hybrid: { ...hand, weights: [1, 2, Number.NaN] } }, /hybrid: weights must be finite numbers/);
   });
 });
 
