@@ -11,6 +11,7 @@
  * leave-one-catalog-out on the training catalogs only, in steps of --tree-step (10), unless --fixed-trees; --tree-base linear (the
  * default: the trees are boosted from the linear model of the same sets and correct it, and 0 trees, the linear model
  * alone, is one of the numbers chosen from) or none),
+ * --depth and --min-hessian may list several values, chosen from by the same inner leave-one-catalog-out,
  * --searches hybrid,lexical (the models trained and measured), --loss every|any (linear only; default every: each
  * relevant candidate is asked for; any: their mass together),
  * --no-coverage (no clause coverage weight), --data DIR (default ../shared/data), --cache FILE (embedding cache,
@@ -270,55 +271,73 @@ function trainLinear(kind: Kind, data: TrainingQuery[]): LinearModel {
 const MODEL_KIND = args["model-kind"];
 if (MODEL_KIND !== "linear" && MODEL_KIND !== "trees") throw new Error(`--model-kind ${MODEL_KIND}: use linear or trees`);
 
-/** The boosting options asked for (`boost.ts` defaults otherwise). */
+/** The boosting options asked for (`boost.ts` defaults otherwise); --depth and --min-hessian may list several. */
 function boostOptions(): Partial<BoostOptions> {
   const loss = args["tree-loss"];
   if (loss !== "softmax" && loss !== "lambda") throw new Error(`--tree-loss ${loss}: use softmax or lambda`);
-  return { loss, trees: Number(args.trees), depth: Number(args.depth), shrinkage: Number(args.shrinkage), minHessian: Number(args["min-hessian"]) };
+  return { loss, trees: Number(args.trees), shrinkage: Number(args.shrinkage) };
+}
+
+/** The (depth, leaf hessian) pairs the inner leave-one-catalog-out chooses from. */
+function treeShapes(): { depth: number; minHessian: number }[] {
+  const list = (name: "depth" | "min-hessian") => args[name]!.split(",").map(Number);
+  return list("depth").flatMap((depth) => list("min-hessian").map((minHessian) => ({ depth, minHessian })));
 }
 
 /** Trees are counted in steps of this when their number is chosen (--tree-step). */
 const TREE_STEP = Number(args["tree-step"]);
 
 /**
- * A tree ensemble of `kind` trained on `sets` (boosted from their linear model unless --tree-base none). Its number
- * of trees is chosen on `sets` alone, by leaving each of their catalogs out in turn (an inner leave-one-catalog-out):
- * the number, in steps of --tree-step up to --trees (0 too when boosted from the linear model), whose models rank the inner
- * left-out sets best (the measure `chooseCoverage` uses, the model alone); then trained on all `sets`. With 0 chosen
- * the linear model is returned: the trees did not help.
+ * A tree ensemble of `kind` trained on `sets` (boosted from their linear model unless --tree-base none). Its shape
+ * (depth, leaf hessian, from the lists given) and number of trees are chosen on `sets` alone, by leaving each of their
+ * catalogs out in turn (an inner leave-one-catalog-out): the ones, in steps of --tree-step up to --trees (0 too when
+ * boosted from the linear model), whose models rank the inner left-out sets best (the measure `chooseCoverage` uses,
+ * the model alone); then trained on all `sets`. With 0 chosen the linear model is returned: the trees did not help.
  */
 function trainTrees(kind: Kind, sets: Sets): LearnedModel {
   const options = boostOptions();
+  const shapes = treeShapes();
   const names = KIND_FEATURES[kind];
   const linearBase = args["tree-base"] === "linear";
   if (!linearBase && args["tree-base"] !== "none") throw new Error(`--tree-base ${args["tree-base"]}: use linear or none`);
-  const fit = (data: TrainingQuery[], more: Partial<BoostOptions>) => {
-    const base = linearBase ? trainLinear(kind, data) : undefined;
-    return { base, model: boostTrees(names, data, { ...options, ...more, ...(base ? { weights: base.weights } : {}) }) };
-  };
   const groups = [...new Set(setsFor(kind, sets).map((s) => s.spec.group))];
-  if (args["fixed-trees"] || groups.length < 2) return fit(trainingData(kind, sets), {}).model;
-  const value = new Map<number, number>();
+  if (args["fixed-trees"] || groups.length < 2) {
+    const data = trainingData(kind, sets);
+    return boostTrees(names, data, { ...options, ...shapes[0], ...(linearBase ? { weights: trainLinear(kind, data).weights } : {}) });
+  }
+  /** The inner measure of each choice, keyed "depth/hessian/trees" ("0" for the linear model alone). */
+  const value = new Map<string, number>();
   for (const group of groups) {
-    const inner = sets.filter((s) => s.spec.group !== group);
+    const inner = trainingData(kind, sets.filter((s) => s.spec.group !== group));
     const held = setsFor(kind, sets).filter((s) => s.spec.group === group);
     const started = Date.now();
-    const score = (count: number, model: LearnedModel) => {
+    const score = (key: string, model: LearnedModel) => {
       const got = held.reduce((sum, { spec, queries }) => {
         const f = measure(queries, (q) => scoreWith(model, q[kind]).map((hit) => hit.id));
         return sum + (spec.weight * (f.ndcg + f.r5 + f.r10)) / 3;
       }, 0);
-      value.set(count, (value.get(count) ?? 0) + got);
+      value.set(key, (value.get(key) ?? 0) + got);
     };
-    const { base } = fit(trainingData(kind, inner), { onTree: (model) => model.trees.length % TREE_STEP === 0 && score(model.trees.length, model) });
-    if (base) score(0, base);
+    const base = linearBase ? trainLinear(kind, inner) : undefined;
+    if (base) score("0", base);
+    for (const shape of shapes) {
+      boostTrees(names, inner, {
+        ...options,
+        ...shape,
+        ...(base ? { weights: base.weights } : {}),
+        onTree: (model) => model.trees.length % TREE_STEP === 0 && score(`${shape.depth}/${shape.minHessian}/${model.trees.length}`, model),
+      });
+    }
     process.stderr.write(`  ${kind} trees, inner fold without ${group}: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
   }
-  let best = { trees: TREE_STEP, value: -Infinity };
-  for (const [trees, v] of [...value].sort((a, b) => a[0] - b[0])) if (v > best.value + 1e-9) best = { trees, value: v };
-  process.stderr.write(`  ${kind}: ${best.trees} trees chosen (${[...value].sort((a, b) => a[0] - b[0]).map(([t, v]) => `${t}: ${v.toFixed(4)}`).join(", ")})\n`);
-  if (best.trees === 0) return trainLinear(kind, trainingData(kind, sets));
-  return fit(trainingData(kind, sets), { trees: best.trees }).model;
+  let best = { key: "", value: -Infinity };
+  for (const [key, v] of value) if (v > best.value + 1e-9) best = { key, value: v };
+  process.stderr.write(`  ${kind}: ${best.key} chosen (${[...value].map(([k, v]) => `${k}: ${v.toFixed(4)}`).join(", ")})\n`);
+  const data = trainingData(kind, sets);
+  const linear = linearBase ? trainLinear(kind, data) : undefined;
+  if (best.key === "0") return linear!;
+  const [depth, minHessian, trees] = best.key.split("/").map(Number);
+  return boostTrees(names, data, { ...options, depth, minHessian, trees, ...(linear ? { weights: linear.weights } : {}) });
 }
 
 /** A stored query's candidates scored by a model, best first (ties by id, as search breaks them). */
@@ -450,7 +469,10 @@ function treesTrained(): string {
   const o = { ...BOOST_DEFAULTS, ...boostOptions() };
   const loss = o.loss === "softmax" ? "listwise softmax, every relevant candidate asked for" : "LambdaMART (pairwise logistic × |ΔnDCG|)";
   const base = args["tree-base"] === "linear" ? ", boosted from the linear model of the same sets (its weights kept)" : "";
-  return `gradient-boosted trees (${loss})${base}, depth ${o.depth}, shrinkage ${o.shrinkage}, leaves of at least ${o.minHessian} hessian, L2 ${o.l2}, ${o.bins} bins; ${args["fixed-trees"] ? `${o.trees} trees` : `number of trees chosen by an inner leave-one-catalog-out in steps of ${TREE_STEP} up to ${o.trees}`}`;
+  const shape = args["fixed-trees"]
+    ? `depth ${args.depth}, leaf hessian ${args["min-hessian"]}, ${o.trees} trees`
+    : `depth (${args.depth}), leaf hessian (${args["min-hessian"]}) and number of trees (steps of ${TREE_STEP} up to ${o.trees}) chosen by an inner leave-one-catalog-out`;
+  return `gradient-boosted trees (${loss})${base}, shrinkage ${o.shrinkage}, L2 ${o.l2}, ${o.bins} bins; ${shape}`;
 }
 
 /** The model file: indented as before, but each tree on one line (hundreds of small trees would fill screens). */

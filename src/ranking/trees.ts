@@ -39,71 +39,71 @@ export interface TreeModel {
   coverage?: number;
 }
 
-/** Every tree of a model in flat arrays (a node's children by position), built once per model. */
+/**
+ * Every tree of a model in flat arrays, built once per model: splits by position, each child a split's position or,
+ * when negative, ~(a leaf's position), so the walk tests one number per level.
+ */
 interface FlatTrees {
   /** Each feature's position in a feature row (for the linear part). */
   columns: Int32Array;
   weights: Float64Array;
+  /** Each tree's root (a split's position, or ~leaf for a tree of one leaf) and its value. */
   roots: Int32Array;
-  /** Position of the feature in a feature row, or −1 at a leaf. */
+  rootValues: Float64Array;
+  /** Per split: the feature's position in a row, in `TreeModel.features` (for attribution), threshold, children. */
   column: Int32Array;
-  /** Position of the feature in `TreeModel.features` (for attribution), or −1 at a leaf. */
   slot: Int32Array;
   threshold: Float64Array;
   left: Int32Array;
   right: Int32Array;
   value: Float64Array;
+  leafValue: Float64Array;
 }
 
 const flattened = new WeakMap<TreeModel, FlatTrees>();
 
 function flatten(model: TreeModel): FlatTrees {
-  let flat = flattened.get(model);
-  if (flat) return flat;
-  const nodes: TreeNode[] = [];
-  const count = (node: TreeNode): number => 1 + (node.left ? count(node.left) + count(node.right!) : 0);
-  const size = model.trees.reduce((sum, tree) => sum + count(tree), 0);
-  flat = {
-    columns: Int32Array.from(model.features, featureIndex),
-    weights: Float64Array.from(model.weights ?? []),
-    roots: new Int32Array(model.trees.length),
-    column: new Int32Array(size),
-    slot: new Int32Array(size),
-    threshold: new Float64Array(size),
-    left: new Int32Array(size),
-    right: new Int32Array(size),
-    value: new Float64Array(size),
-  };
-  const f = flat;
-  const place = (node: TreeNode): number => {
-    const at = nodes.length;
-    nodes.push(node);
-    f.value[at] = node.value;
-    if (node.feature === undefined || !node.left || !node.right) {
-      f.column[at] = f.slot[at] = -1;
-      return at;
-    }
-    f.column[at] = featureIndex(node.feature);
-    f.slot[at] = model.features.indexOf(node.feature);
-    f.threshold[at] = node.threshold!;
-    f.left[at] = place(node.left);
-    f.right[at] = place(node.right);
+  const cached = flattened.get(model);
+  if (cached) return cached;
+  const splits: TreeNode[] = [];
+  const leaves: TreeNode[] = [];
+  const number = (node: TreeNode): number => {
+    if (node.feature === undefined || !node.left || !node.right) return ~(leaves.push(node) - 1);
+    const at = splits.push(node) - 1;
+    number(node.left);
+    number(node.right);
     return at;
   };
-  model.trees.forEach((tree, t) => (f.roots[t] = place(tree)));
+  const roots = Int32Array.from(model.trees, number);
+  const place = new Map<TreeNode, number>();
+  splits.forEach((node, at) => place.set(node, at));
+  leaves.forEach((node, at) => place.set(node, ~at));
+  const flat: FlatTrees = {
+    columns: Int32Array.from(model.features, featureIndex),
+    weights: Float64Array.from(model.weights ?? []),
+    roots,
+    rootValues: Float64Array.from(model.trees, (tree) => tree.value),
+    column: Int32Array.from(splits, (node) => featureIndex(node.feature!)),
+    slot: Int32Array.from(splits, (node) => model.features.indexOf(node.feature!)),
+    threshold: Float64Array.from(splits, (node) => node.threshold!),
+    left: Int32Array.from(splits, (node) => place.get(node.left!)!),
+    right: Int32Array.from(splits, (node) => place.get(node.right!)!),
+    value: Float64Array.from(splits, (node) => node.value),
+    leafValue: Float64Array.from(leaves, (node) => node.value),
+  };
   flattened.set(model, flat);
   return flat;
 }
 
 /** The ensemble's score of one feature row (all features, in `FEATURE_NAMES` order). */
 export function scoreTrees(model: TreeModel, row: Float64Array): number {
-  const { columns, weights, roots, column, threshold, left, right, value } = flatten(model);
+  const { columns, weights, roots, rootValues, column, threshold, left, right, leafValue } = flatten(model);
   let score = 0;
   for (let i = 0; i < weights.length; i++) score += weights[i] * row[columns[i]];
   for (let t = 0; t < roots.length; t++) {
     let node = roots[t];
-    while (column[node] >= 0) node = row[column[node]] <= threshold[node] ? left[node] : right[node];
-    score += value[node] - value[roots[t]];
+    while (node >= 0) node = row[column[node]] <= threshold[node] ? left[node] : right[node];
+    score += leafValue[~node] - rootValues[t];
   }
   return score;
 }
@@ -113,14 +113,14 @@ export function scoreTrees(model: TreeModel, row: Float64Array): number {
  * `model.features` order; they add up to the score (exactly for trees alone, to rounding with weights).
  */
 export function treeContributions(model: TreeModel, row: Float64Array): number[] {
-  const { columns, weights, roots, column, slot, threshold, left, right, value } = flatten(model);
+  const { columns, weights, roots, column, slot, threshold, left, right, value, leafValue } = flatten(model);
   const parts = new Array<number>(model.features.length).fill(0);
   for (let i = 0; i < weights.length; i++) parts[i] = weights[i] * row[columns[i]];
   for (let t = 0; t < roots.length; t++) {
     let node = roots[t];
-    while (column[node] >= 0) {
+    while (node >= 0) {
       const next = row[column[node]] <= threshold[node] ? left[node] : right[node];
-      parts[slot[node]] += value[next] - value[node];
+      parts[slot[node]] += (next >= 0 ? value[next] : leafValue[~next]) - value[node];
       node = next;
     }
   }

@@ -4,7 +4,6 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { normalizeTools } from "../../src/catalog/load.js";
 import { formatExplanation } from "../../src/cli/commands/explain.js";
 import { Embedder } from "../../src/embeddings/embedder.js";
 import { ToolsearchError } from "../../src/errors.js";
@@ -14,6 +13,7 @@ import { checkModel, contributions, readsClauses, scoreRow } from "../../src/ran
 import { rankLearned } from "../../src/ranking/rank.js";
 import { scoreTrees, treeContributions, type TreeModel } from "../../src/ranking/trees.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
+import { rankerTools } from "../helpers/ranker-tools.js";
 
 /** A row with the given features set and every other one 0. */
 function row(values: Partial<Record<FeatureName, number>>): Float64Array {
@@ -109,13 +109,7 @@ describe("model.json with trees", () => {
 });
 
 describe("ToolIndex with a tree model", () => {
-  const tools = normalizeTools([
-    { name: "get_weather", description: "Current weather for a city", input_schema: { type: "object", properties: { city: { type: "string" } } } },
-    { name: "get_forecast", description: "Weather forecast for the next days", input_schema: { type: "object", properties: { days: { type: "integer" } } } },
-    { name: "send_email", description: "Send an email message to a recipient", input_schema: { type: "object", properties: { to: { type: "string" } } } },
-    { name: "stock_quote", description: "Latest stock price of a listed company", input_schema: { type: "object", properties: {} } },
-    { name: "chart_prices", description: "Chart a share price over a period", input_schema: { type: "object", properties: {} } },
-  ]);
+  const tools = rankerTools();
   /** Made-up trees over lexical and dense features, values on the binary grid the trainer writes. */
   const trees: TreeModel = {
     kind: "trees",
