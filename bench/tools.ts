@@ -61,7 +61,9 @@ const ALL: BenchSystem[] = [
 function lexicalCostModel(): RankerModel {
   const hybrid = shippedModel().hybrid;
   const features = LEXICAL_FEATURES.filter((f) => hybrid?.features.includes(f));
-  return { version: 1, lexical: { features, weights: features.map((f) => hybrid!.weights[hybrid!.features.indexOf(f)]) } };
+  // A tree model's weights cannot be borrowed this way; equal weights cost the same work.
+  const weight = (f: (typeof features)[number]) => (hybrid?.kind === "trees" ? 1 : hybrid!.weights[hybrid!.features.indexOf(f)]);
+  return { version: 1, lexical: { features, weights: features.map(weight) } };
 }
 
 /** Every k-th query, so a sample spreads over all query groups of the file. */

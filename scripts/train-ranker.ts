@@ -6,7 +6,14 @@
  *   node --import tsx scripts/train-ranker.ts --all                    # every catalog left out in turn: the table
  *   node --import tsx scripts/train-ranker.ts --write-model --ship hybrid,lexical   # train on all, write model.json
  *
- * Options: --drop FEATURES (train without them, comma-separated), --loss every|any (default every: each relevant candidate is asked for; any: their mass together),
+ * Options: --drop FEATURES (train without them, comma-separated), --model-kind linear|trees (default linear; trees: gradient-boosted regression trees, `src/ranking/boost.ts`, with
+ * --tree-loss softmax|lambda, --depth, --shrinkage and at most --trees trees, the number chosen by an inner
+ * leave-one-catalog-out on the training catalogs only, in steps of --tree-step (10), unless --fixed-trees; --tree-base linear (the
+ * default: the trees are boosted from the linear model of the same sets and correct it, and 0 trees, the linear model
+ * alone, is one of the numbers chosen from) or none),
+ * --depth and --min-hessian may list several values, chosen from by the same inner leave-one-catalog-out,
+ * --searches hybrid,lexical (the models trained and measured), --loss every|any (linear only; default every: each
+ * relevant candidate is asked for; any: their mass together),
  * --no-coverage (no clause coverage weight), --data DIR (default ../shared/data), --cache FILE (embedding cache,
  * default .bench-out/embeddings.sqlite),
  * --out DIR (features, default .bench-out/ranker), --refresh (recompute features), --max-queries N (per query file,
@@ -32,7 +39,8 @@ import { loadQueries } from "../src/eval/queries.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
 import { PLAIN_TOOL_BM25 } from "../src/indexes/tool-index-options.js";
 import { FEATURE_NAMES, type FeatureName, featureRows, LEXICAL_FEATURES } from "../src/ranking/features.js";
-import type { LinearModel, RankerModel } from "../src/ranking/model.js";
+import { type LearnedModel, type LinearModel, type RankerModel, scoreRow } from "../src/ranking/model.js";
+import { BOOST_DEFAULTS, type BoostOptions, boostTrees } from "../src/ranking/boost.js";
 import { coverClauses } from "../src/ranking/coverage.js";
 import { compareRanked, type Ranked } from "../src/engines/top-k.js";
 
@@ -53,6 +61,16 @@ const { values: args } = parseArgs({
     "no-coverage": { type: "boolean", default: false },
     loss: { type: "string", default: "every" },
     drop: { type: "string", default: "" },
+    "model-kind": { type: "string", default: "linear" },
+    searches: { type: "string", default: "hybrid,lexical" },
+    "tree-loss": { type: "string", default: BOOST_DEFAULTS.loss },
+    trees: { type: "string", default: "100" },
+    depth: { type: "string", default: String(BOOST_DEFAULTS.depth) },
+    shrinkage: { type: "string", default: String(BOOST_DEFAULTS.shrinkage) },
+    "min-hessian": { type: "string", default: String(BOOST_DEFAULTS.minHessian) },
+    "fixed-trees": { type: "boolean", default: false },
+    "tree-base": { type: "string", default: "linear" },
+    "tree-step": { type: "string", default: "10" },
   },
 });
 
@@ -89,10 +107,10 @@ if (args.loss !== "any" && args.loss !== "every") throw new Error(`--loss ${args
 const BASELINES = ["bm25-plain", "bm25", "semantic", "hybrid"] as const;
 
 /** One query's candidates as stored: ids, labels and feature rows per model kind, and each baseline's top 10. */
-interface StoredQuery {
+interface StoredQuery<Row = Float64Array> {
   relevant: string[];
-  hybrid: { ids: string[]; rows: number[][]; clauses?: { ids: string[]; rows: number[][] }[] };
-  lexical: { ids: string[]; rows: number[][] };
+  hybrid: { ids: string[]; rows: Row[]; clauses?: { ids: string[]; rows: Row[] }[] };
+  lexical: { ids: string[]; rows: Row[] };
   baselines: Record<(typeof BASELINES)[number], string[]>;
 }
 
@@ -101,10 +119,10 @@ const round = (x: number) => Math.round(x * 1e5) / 1e5;
 async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]> {
   const file = join(args.out!, `${spec.name}${spec.lexicalOnly ? "-lexical" : ""}.json`);
   if (existsSync(file) && !args.refresh) {
-    const stored = JSON.parse(readFileSync(file, "utf8")) as StoredQuery[];
+    const stored = JSON.parse(readFileSync(file, "utf8")) as StoredQuery<number[]>[];
     // Files written before a feature was added have shorter rows: computed again rather than read as zeros.
     const row = stored.find((q) => q.lexical.rows.length > 0)?.lexical.rows[0];
-    if (!row || row.length === FEATURE_NAMES.length) return stored;
+    if (!row || row.length === FEATURE_NAMES.length) return stored.map(typed);
     process.stderr.write(`${file}: features of an older version, computing them again\n`);
   }
   const started = Date.now();
@@ -113,7 +131,7 @@ async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]
   if (!spec.lexicalOnly) await index.prepareEmbeddings();
   let queries = loadQueries(join(args.data!, spec.queries), (id) => index.get(id) !== undefined);
   if (spec.every) queries = queries.filter((_, i) => i % spec.every! === 0);
-  const out: StoredQuery[] = [];
+  const out: StoredQuery<number[]>[] = [];
   for (const [i, q] of queries.entries()) {
     const hybrid = spec.lexicalOnly ? { fields: [], candidates: [] } : (await index.rankerEvidence(q.query, { engine: "hybrid" }))!.evidence;
     const lexical = (await index.rankerEvidence(q.query, { engine: "bm25" }))!.evidence;
@@ -136,7 +154,17 @@ async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]
   mkdirSync(args.out!, { recursive: true });
   writeFileSync(file, JSON.stringify(out));
   process.stderr.write(`${spec.name}: ${out.length} queries, features in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-  return out;
+  return out.map(typed);
+}
+
+/** A stored query with its feature rows as the typed rows the models score. */
+function typed(q: StoredQuery<number[]>): StoredQuery {
+  const table = (t: { ids: string[]; rows: number[][] }) => ({ ids: t.ids, rows: t.rows.map((r) => Float64Array.from(r)) });
+  return {
+    ...q,
+    hybrid: { ...table(q.hybrid), ...(q.hybrid.clauses ? { clauses: q.hybrid.clauses.map(table) } : {}) },
+    lexical: table(q.lexical),
+  };
 }
 
 /** Spreads `max` queries evenly over a file (deterministic). */
@@ -163,12 +191,13 @@ interface TrainingQuery {
   weight: number;
 }
 
-/**
- * Fits a linear model with a listwise softmax loss (each query: −log of the probability mass the model puts on its
- * relevant candidates), queries weighted so that every set counts by its `weight` whatever its size, with a small L2
- * penalty. Full-batch Adam; deterministic.
- */
-function train(kind: Kind, sets: { spec: SetSpec; queries: StoredQuery[] }[]): LinearModel {
+type Sets = { spec: SetSpec; queries: StoredQuery[] }[];
+
+/** The sets a model of `kind` is trained and measured on (the hybrid one needs embeddings). */
+const setsFor = (kind: Kind, sets: Sets) => sets.filter((s) => kind === "lexical" || !s.spec.lexicalOnly);
+
+/** The training queries of `sets` for a model of `kind`: those with a relevant candidate, weighted per set. */
+function trainingData(kind: Kind, sets: Sets): TrainingQuery[] {
   const names = KIND_FEATURES[kind];
   const d = names.length;
   const columns = names.map((n) => FEATURE_NAMES.indexOf(n));
@@ -184,6 +213,22 @@ function train(kind: Kind, sets: { spec: SetSpec; queries: StoredQuery[] }[]): L
       data.push({ x, labels, relevant: labels.reduce((a, b) => a + b, 0), weight: spec.weight / usable.length });
     }
   }
+  return data;
+}
+
+/** The model of `kind` trained on `sets`, of the kind asked for (`--model-kind`). */
+function train(kind: Kind, sets: Sets): LearnedModel {
+  return MODEL_KIND === "trees" ? trainTrees(kind, sets) : trainLinear(kind, trainingData(kind, sets));
+}
+
+/**
+ * Fits a linear model with a listwise softmax loss (each query: −log of the probability mass the model puts on its
+ * relevant candidates), queries weighted so that every set counts by its `weight` whatever its size, with a small L2
+ * penalty. Full-batch Adam; deterministic.
+ */
+function trainLinear(kind: Kind, data: TrainingQuery[]): LinearModel {
+  const names = KIND_FEATURES[kind];
+  const d = names.length;
   const total = data.reduce((s, q) => s + q.weight, 0);
   const w = new Float64Array(d);
   const m = new Float64Array(d);
@@ -230,19 +275,90 @@ function train(kind: Kind, sets: { spec: SetSpec; queries: StoredQuery[] }[]): L
   return { features: [...names], weights: [...w].map((x) => Math.round(x * 1e4) / 1e4) };
 }
 
+const MODEL_KIND = args["model-kind"];
+if (MODEL_KIND !== "linear" && MODEL_KIND !== "trees") throw new Error(`--model-kind ${MODEL_KIND}: use linear or trees`);
+
+/** The boosting options asked for (`boost.ts` defaults otherwise); --depth and --min-hessian may list several. */
+function boostOptions(): Partial<BoostOptions> {
+  const loss = args["tree-loss"];
+  if (loss !== "softmax" && loss !== "lambda") throw new Error(`--tree-loss ${loss}: use softmax or lambda`);
+  return { loss, trees: Number(args.trees), shrinkage: Number(args.shrinkage) };
+}
+
+/** The (depth, leaf hessian) pairs the inner leave-one-catalog-out chooses from. */
+function treeShapes(): { depth: number; minHessian: number }[] {
+  const list = (name: "depth" | "min-hessian") => args[name]!.split(",").map(Number);
+  return list("depth").flatMap((depth) => list("min-hessian").map((minHessian) => ({ depth, minHessian })));
+}
+
+/** Trees are counted in steps of this when their number is chosen (--tree-step). */
+const TREE_STEP = Number(args["tree-step"]);
+
+/**
+ * A tree ensemble of `kind` trained on `sets` (boosted from their linear model unless --tree-base none). Its shape
+ * (depth, leaf hessian, from the lists given) and number of trees are chosen on `sets` alone, by leaving each of their
+ * catalogs out in turn (an inner leave-one-catalog-out): the ones, in steps of --tree-step up to --trees (0 too when
+ * boosted from the linear model), whose models rank the inner left-out sets best (the measure `chooseCoverage` uses,
+ * the model alone); then trained on all `sets`. With 0 chosen the linear model is returned: the trees did not help.
+ */
+function trainTrees(kind: Kind, sets: Sets): LearnedModel {
+  const options = boostOptions();
+  const shapes = treeShapes();
+  const names = KIND_FEATURES[kind];
+  const linearBase = args["tree-base"] === "linear";
+  if (!linearBase && args["tree-base"] !== "none") throw new Error(`--tree-base ${args["tree-base"]}: use linear or none`);
+  const groups = [...new Set(setsFor(kind, sets).map((s) => s.spec.group))];
+  if (args["fixed-trees"] || groups.length < 2) {
+    const data = trainingData(kind, sets);
+    return boostTrees(names, data, { ...options, ...shapes[0], ...(linearBase ? { weights: trainLinear(kind, data).weights } : {}) });
+  }
+  /** The inner measure of each choice, keyed "depth/hessian/trees" ("0" for the linear model alone). */
+  const value = new Map<string, number>();
+  for (const group of groups) {
+    const inner = trainingData(kind, sets.filter((s) => s.spec.group !== group));
+    const held = setsFor(kind, sets).filter((s) => s.spec.group === group);
+    const started = Date.now();
+    const score = (key: string, model: LearnedModel) => {
+      const got = held.reduce((sum, { spec, queries }) => {
+        const f = measure(queries, (q) => scoreWith(model, q[kind]).map((hit) => hit.id));
+        return sum + (spec.weight * (f.ndcg + f.r5 + f.r10)) / 3;
+      }, 0);
+      value.set(key, (value.get(key) ?? 0) + got);
+    };
+    const base = linearBase ? trainLinear(kind, inner) : undefined;
+    if (base) score("0", base);
+    for (const shape of shapes) {
+      boostTrees(names, inner, {
+        ...options,
+        ...shape,
+        ...(base ? { weights: base.weights } : {}),
+        onTree: (model) => model.trees.length % TREE_STEP === 0 && score(`${shape.depth}/${shape.minHessian}/${model.trees.length}`, model),
+      });
+    }
+    process.stderr.write(`  ${kind} trees, inner fold without ${group}: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  }
+  let best = { key: "", value: -Infinity };
+  for (const [key, v] of value) if (v > best.value + 1e-9) best = { key, value: v };
+  process.stderr.write(`  ${kind}: ${best.key} chosen (${[...value].map(([k, v]) => `${k}: ${v.toFixed(4)}`).join(", ")})\n`);
+  const data = trainingData(kind, sets);
+  const linear = linearBase ? trainLinear(kind, data) : undefined;
+  if (best.key === "0") return linear!;
+  const [depth, minHessian, trees] = best.key.split("/").map(Number);
+  return boostTrees(names, data, { ...options, depth, minHessian, trees, ...(linear ? { weights: linear.weights } : {}) });
+}
+
 /** A stored query's candidates scored by a model, best first (ties by id, as search breaks them). */
-function scoreWith(model: LinearModel, table: { ids: string[]; rows: number[][] }): Ranked[] {
-  const columns = model.features.map((n) => FEATURE_NAMES.indexOf(n));
-  return table.ids.map((id, i) => ({ id, score: columns.reduce((s, c, j) => s + model.weights[j] * table.rows[i][c], 0) })).sort(compareRanked);
+function scoreWith(model: LearnedModel, table: { ids: string[]; rows: Float64Array[] }): Ranked[] {
+  return table.ids.map((id, i) => ({ id, score: scoreRow(model, table.rows[i]) })).sort(compareRanked);
 }
 
 /** Ranks a stored query's candidates with a model as search does: coverage of the clauses included (`coverage.ts`). */
-function rankWith(model: LinearModel, table: StoredQuery[Kind]): string[] {
+function rankWith(model: LearnedModel, table: StoredQuery[Kind]): string[] {
   return cover(model.coverage, scoreTables(model, table));
 }
 
 /** A query's candidates scored by a model, for the whole request and for each clause. */
-function scoreTables(model: LinearModel, table: StoredQuery[Kind]): { whole: Ranked[]; clauses?: Ranked[][] } {
+function scoreTables(model: LearnedModel, table: StoredQuery[Kind]): { whole: Ranked[]; clauses?: Ranked[][] } {
   const clauses = "clauses" in table ? table.clauses : undefined;
   return { whole: scoreWith(model, table), clauses: clauses?.map((c) => scoreWith(model, c)) };
 }
@@ -260,7 +376,7 @@ const COVERAGE_GRID = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
  * The coverage weight (`coverage.ts`) that ranks the training sets best: the mean of nDCG@10, recall@5 and recall@10
  * over the sets, each set counting by its training weight. Chosen on the training sets only, as the weights are.
  */
-function chooseCoverage(model: LinearModel, sets: { spec: SetSpec; queries: StoredQuery[] }[]): number {
+function chooseCoverage(model: LearnedModel, sets: Sets): number {
   const usable = sets.filter((s) => !s.spec.lexicalOnly);
   const total = usable.reduce((sum, s) => sum + s.spec.weight, 0);
   let best = { weight: 0, value: -Infinity };
@@ -276,7 +392,7 @@ function chooseCoverage(model: LinearModel, sets: { spec: SetSpec; queries: Stor
 }
 
 /** The hybrid model of `sets` with its coverage weight; the lexical model has no clauses to cover. */
-function trainKind(kind: Kind, sets: { spec: SetSpec; queries: StoredQuery[] }[]): LinearModel {
+function trainKind(kind: Kind, sets: Sets): LearnedModel {
   const model = train(kind, sets);
   if (kind !== "hybrid" || args["no-coverage"]) return model;
   return { ...model, coverage: chooseCoverage(model, sets) };
@@ -309,22 +425,29 @@ async function main(): Promise<void> {
   const leaveOut = args.all ? groups : args["leave-out"] ? args["leave-out"].split(",") : [];
   for (const g of leaveOut) if (!groups.includes(g)) throw new Error(`--leave-out ${g}: not one of ${groups.join(", ")}`);
   if (leaveOut.length) {
+    const searches = args.searches!.split(",").filter(Boolean) as Kind[];
+    for (const kind of searches) if (!(kind in KIND_FEATURES)) throw new Error(`--searches ${kind}: use hybrid, lexical`);
+    const size = (m: LearnedModel | undefined) => (m === undefined ? "—" : m.kind === "trees" ? `${m.trees.length} trees` : "linear");
     const lines = [
-      "| left out | set | queries | bm25-plain | bm25 | semantic | hybrid (before) | hybrid + model | **hybrid + ranker** (model + coverage) | coverage weight | bm25 + lexical ranker |",
-      "|---|---|---|---|---|---|---|---|---|---|---|",
+      "| left out | set | queries | bm25-plain | bm25 | semantic | hybrid (before) | hybrid + model | **hybrid + ranker** (model + coverage) | coverage weight | hybrid model | bm25 + lexical ranker | lexical model |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ];
-    const models: Record<string, { hybrid: LinearModel; lexical: LinearModel }> = {};
+    const models: Record<string, Partial<Record<Kind, LearnedModel>>> = {};
     for (const group of leaveOut) {
       const training = sets.filter((s) => s.spec.group !== group);
-      const model = { hybrid: trainKind("hybrid", training), lexical: trainKind("lexical", training) };
+      const model: Partial<Record<Kind, LearnedModel>> = {};
+      for (const kind of searches) model[kind] = trainKind(kind, training);
       models[group] = model;
       for (const { spec, queries } of sets.filter((s) => s.spec.group === group)) {
         const cells = BASELINES.map((b) => (spec.lexicalOnly && (b === "semantic" || b === "hybrid") ? "—" : pct(measure(queries, (q) => q.baselines[b]))));
-        const hybrid = spec.lexicalOnly ? "—" : pct(measure(queries, (q) => rankWith(model.hybrid, q.hybrid)));
-        const uncovered = spec.lexicalOnly ? "—" : pct(measure(queries, (q) => rankWith({ ...model.hybrid, coverage: 0 }, q.hybrid)));
-        const lexical = pct(measure(queries, (q) => rankWith(model.lexical, q.lexical)));
-        const weight = spec.lexicalOnly ? "—" : String(model.hybrid.coverage ?? 0);
-        lines.push(`| ${group} | ${spec.name} | ${queries.length} | ${cells.join(" | ")} | ${uncovered} | **${hybrid}** | ${weight} | ${lexical} |`);
+        const h = spec.lexicalOnly ? undefined : model.hybrid;
+        const hybrid = h ? pct(measure(queries, (q) => rankWith(h, q.hybrid))) : "—";
+        const uncovered = h ? pct(measure(queries, (q) => rankWith({ ...h, coverage: 0 }, q.hybrid))) : "—";
+        const l = model.lexical;
+        const lexical = l ? pct(measure(queries, (q) => rankWith(l, q.lexical))) : "—";
+        const weight = h ? String(h.coverage ?? 0) : "—";
+        lines.push(`| ${group} | ${spec.name} | ${queries.length} | ${cells.join(" | ")} | ${uncovered} | **${hybrid}** | ${weight} | ${size(h)} | ${lexical} | ${size(l)} |`);
+        process.stderr.write(`${lines[lines.length - 1]}\n`);
       }
     }
     mkdirSync(args.out!, { recursive: true });
@@ -338,14 +461,37 @@ async function main(): Promise<void> {
       version: 1,
       trained: {
         by: "scripts/train-ranker.ts --write-model",
-        loss: `listwise softmax (${EVERY_RELEVANT ? "every relevant candidate asked for" : "the relevant candidates' mass"}), every query file weighted equally (MetaTool's two files half each), L2 1e-4, 400 Adam steps${ship.includes("hybrid") && !args["no-coverage"] ? "; coverage weight chosen on the same sets" : ""}`,
+        loss: `${MODEL_KIND === "trees" ? treesTrained() : `listwise softmax (${EVERY_RELEVANT ? "every relevant candidate asked for" : "the relevant candidates' mass"}), L2 1e-4, 400 Adam steps`}, every query file weighted equally (MetaTool's two files half each)${ship.includes("hybrid") && !args["no-coverage"] ? "; coverage weight chosen on the same sets" : ""}`,
         sets: sets.map((s) => `${s.spec.name} (${s.queries.length} queries${s.spec.lexicalOnly ? ", lexical model only" : ""})`),
       },
     };
     for (const kind of ship) model[kind] = trainKind(kind, sets);
-    writeFileSync(args.model!, JSON.stringify(model, null, 2) + "\n");
+    writeFileSync(args.model!, modelJson(model));
     process.stdout.write(`wrote ${args.model} (${ship.join(", ")})\n`);
   }
+}
+
+/** How a tree model was trained, in words, for `model.json`. */
+function treesTrained(): string {
+  const o = { ...BOOST_DEFAULTS, ...boostOptions() };
+  const loss = o.loss === "softmax" ? "listwise softmax, every relevant candidate asked for" : "LambdaMART (pairwise logistic × |ΔnDCG|)";
+  const base = args["tree-base"] === "linear" ? ", boosted from the linear model of the same sets (its weights kept)" : "";
+  const shape = args["fixed-trees"]
+    ? `depth ${args.depth}, leaf hessian ${args["min-hessian"]}, ${o.trees} trees`
+    : `depth (${args.depth}), leaf hessian (${args["min-hessian"]}) and number of trees (steps of ${TREE_STEP} up to ${o.trees}) chosen by an inner leave-one-catalog-out`;
+  return `gradient-boosted trees (${loss})${base}, shrinkage ${o.shrinkage}, L2 ${o.l2}, ${o.bins} bins; ${shape}`;
+}
+
+/** The model file: indented as before, but each tree on one line (hundreds of small trees would fill screens). */
+function modelJson(model: RankerModel): string {
+  const trees: string[] = [];
+  const shown = JSON.parse(JSON.stringify(model), (key, value) => {
+    if (key !== "trees" || !Array.isArray(value)) return value;
+    return value.map((tree) => (trees.push(JSON.stringify(tree)), `\u0000tree ${trees.length - 1}`));
+  }) as RankerModel;
+  let text = JSON.stringify(shown, null, 2);
+  trees.forEach((tree, i) => (text = text.replace(JSON.stringify(`\u0000tree ${i}`), () => tree)));
+  return text + "\n";
 }
 
 await main();

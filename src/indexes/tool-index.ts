@@ -21,7 +21,7 @@ import { Bm25fIndex, type Bm25fOptions, type Bm25fScoring, type Bm25fSubset } fr
 import { candidateScoring, type FitResult, type FitTarget, fitFusionWeight, type FusionFitResult, fitLexicalRanking, pseudoQueries, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
 import { RegexIndex } from "../engines/regex.js";
 import type { QueryEvidence } from "../ranking/features.js";
-import type { LinearModel } from "../ranking/model.js";
+import type { LearnedModel } from "../ranking/model.js";
 import { embedQuery, type QueryEmbedding } from "../search/engine-lists.js";
 import type { SearchEngines } from "../search/engines.js";
 import { explainTool } from "../search/explain-tool.js";
@@ -442,7 +442,7 @@ export class ToolIndex {
    * (undefined where the ranker is off): stages 1 and 2 of the search pipeline alone. For `explain`, the training
    * script (`scripts/train-ranker.ts`) and tests.
    */
-  async rankerEvidence(query: string, options: ToolSearchOptions = {}): Promise<{ kind: "hybrid" | "lexical"; model?: LinearModel; evidence: QueryEvidence } | undefined> {
+  async rankerEvidence(query: string, options: ToolSearchOptions = {}): Promise<{ kind: "hybrid" | "lexical"; model?: LearnedModel; evidence: QueryEvidence } | undefined> {
     const engine = options.engine ?? "bm25";
     if (engine !== "bm25" && engine !== "hybrid") return undefined;
     const request = { engine, sets: setParts(options.sets, engine) };

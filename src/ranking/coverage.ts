@@ -10,7 +10,7 @@
  *   (1 − w) · P(c | request) + w · Σ_clauses P(c | clause) · Π_{s placed} (1 − P(s | clause)) / clauses,
  * that is, its likelihood for the request plus what it adds to the clauses not yet covered. A clause that names no
  * tool (a polite "can you help me") spreads its probability thinly and lifts nothing; a clause already covered by a
- * placed tool lifts nothing more. `w` is learned with the model (`LinearModel.coverage`); 0, or a request of one
+ * placed tool lifts nothing more. `w` is learned with the model (`LearnedModel.coverage`); 0, or a request of one
  * clause, keeps the model's order.
  */
 import { compareRanked, type Ranked } from "../engines/top-k.js";

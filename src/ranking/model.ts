@@ -1,16 +1,22 @@
 /**
- * The learned ranker's model: a linear function of the features in `features.ts`, one per kind of search
- * (`hybrid` with embeddings, `lexical` for `bm25` alone), read from a small JSON file shipped with the package
- * (`model.json` beside this module; `scripts/train-ranker.ts` writes it). A linear model is the smallest one that can
- * be read: each weight says how much a feature counts, and a score is exactly the sum of its features' parts, which
- * is what `explain` shows.
+ * The learned ranker's model: a function of the features in `features.ts`, one per kind of search (`hybrid` with
+ * embeddings, `lexical` for `bm25` alone), read from a small JSON file shipped with the package (`model.json` beside
+ * this module; `scripts/train-ranker.ts` writes it). Two kinds: `linear` (the default when a model names no kind),
+ * the smallest one that can be read, each weight saying how much a feature counts; and `trees`, a sum of small
+ * regression trees (`trees.ts`). Either way a score is exactly the sum of its features' parts, which is what
+ * `explain` shows.
  */
 import { readFileSync } from "node:fs";
 import { ToolsearchError } from "../errors.js";
 import { FEATURE_NAMES, type FeatureName, featureIndex } from "./features.js";
+import { scoreTrees, treeContributions, treeFeatures, type TreeModel, treeProblem } from "./trees.js";
+
+export type { TreeModel } from "./trees.js";
 
 /** One linear model: score = Σ weight × feature. */
 export interface LinearModel {
+  /** Absent in files written before the tree kind existed. */
+  kind?: "linear";
   features: FeatureName[];
   weights: number[];
   /**
@@ -20,11 +26,14 @@ export interface LinearModel {
   coverage?: number;
 }
 
+/** A model of either kind. */
+export type LearnedModel = LinearModel | TreeModel;
+
 /** The shipped file: a model per kind of search, and how it was trained (for people, not read at search time). */
 export interface RankerModel {
   version: 1;
-  hybrid?: LinearModel;
-  lexical?: LinearModel;
+  hybrid?: LearnedModel;
+  lexical?: LearnedModel;
   trained?: unknown;
 }
 
@@ -32,7 +41,8 @@ export interface RankerModel {
 export interface FeatureContribution {
   feature: FeatureName;
   value: number;
-  weight: number;
+  /** A linear model's weight of the feature (trees have none: their part depends on the row's path). */
+  weight?: number;
   contribution: number;
 }
 
@@ -44,14 +54,29 @@ export function checkModel(value: unknown, source: string): RankerModel {
   for (const kind of ["hybrid", "lexical"] as const) {
     const m = model[kind];
     if (m === undefined) continue;
-    if (!Array.isArray(m.features) || !Array.isArray(m.weights) || m.features.length !== m.weights.length) {
-      throw fail(`${kind}: features and weights must be arrays of the same length`);
-    }
+    if (typeof m !== "object" || m === null) throw fail(`${kind} must be an object`);
+    if (!Array.isArray(m.features)) throw fail(`${kind}: features must be an array`);
     for (const name of m.features) if (!FEATURE_NAMES.includes(name)) throw fail(`${kind}: unknown feature ${JSON.stringify(name)}`);
-    for (const w of m.weights) if (typeof w !== "number" || !Number.isFinite(w)) throw fail(`${kind}: weights must be finite numbers`);
+    if (m.kind === "trees") {
+      if (!Array.isArray(m.trees) || m.trees.length === 0) throw fail(`${kind}: trees must be a non-empty array`);
+      if (m.weights !== undefined) checkWeights(kind, m);
+      for (const [t, tree] of m.trees.entries()) {
+        const problem = treeProblem(tree, m.features, `trees[${t}]`);
+        if (problem) throw fail(`${kind}: ${problem}`);
+      }
+    } else if (m.kind === undefined || m.kind === "linear") {
+      checkWeights(kind, m);
+    } else {
+      throw fail(`${kind}: kind ${JSON.stringify((m as { kind: unknown }).kind)} is not one of linear, trees`);
+    }
     if (m.coverage !== undefined && !(typeof m.coverage === "number" && m.coverage >= 0 && m.coverage <= 1)) throw fail(`${kind}: coverage must be a number from 0 to 1`);
   }
   return model;
+
+  function checkWeights(kind: string, m: { features: unknown[]; weights?: unknown }): void {
+    if (!Array.isArray(m.weights) || m.features.length !== m.weights.length) throw fail(`${kind}: features and weights must be arrays of the same length`);
+    for (const w of m.weights) if (typeof w !== "number" || !Number.isFinite(w)) throw fail(`${kind}: weights must be finite numbers`);
+  }
 }
 
 /** Reads and checks a model file. */
@@ -79,15 +104,18 @@ export function shippedModel(): RankerModel {
 }
 
 /** Whether a model reads each clause's evidence: `part_` features or coverage (search gathers it only then). */
-export function readsClauses(model: LinearModel): boolean {
-  return (model.coverage ?? 0) > 0 || model.features.some((name) => name.startsWith("part_"));
+export function readsClauses(model: LearnedModel): boolean {
+  if ((model.coverage ?? 0) > 0) return true;
+  const read = model.kind === "trees" && !model.weights ? model.trees.flatMap((tree) => [...treeFeatures(tree)]) : model.features;
+  return read.some((name) => name.startsWith("part_"));
 }
 
 /** Each model's feature positions in a row, looked up once per model rather than for every row. */
 const columns = new WeakMap<LinearModel, Int32Array>();
 
 /** A model's score of one feature row. */
-export function scoreRow(model: LinearModel, row: Float64Array): number {
+export function scoreRow(model: LearnedModel, row: Float64Array): number {
+  if (model.kind === "trees") return scoreTrees(model, row);
   let at = columns.get(model);
   if (!at) columns.set(model, (at = Int32Array.from(model.features, featureIndex)));
   let score = 0;
@@ -96,7 +124,11 @@ export function scoreRow(model: LinearModel, row: Float64Array): number {
 }
 
 /** Each feature's part of a row's score, in the model's order; the parts add up to `scoreRow`. */
-export function contributions(model: LinearModel, row: Float64Array): FeatureContribution[] {
+export function contributions(model: LearnedModel, row: Float64Array): FeatureContribution[] {
+  if (model.kind === "trees") {
+    const parts = treeContributions(model, row);
+    return model.features.map((feature, i) => ({ feature, value: row[featureIndex(feature)], ...(model.weights ? { weight: model.weights[i] } : {}), contribution: parts[i] }));
+  }
   return model.features.map((feature, i) => {
     const value = row[featureIndex(feature)];
     return { feature, value, weight: model.weights[i], contribution: model.weights[i] * value };

@@ -5,25 +5,25 @@
 import { compareRanked, type Ranked } from "../engines/top-k.js";
 import { coverClauses } from "./coverage.js";
 import { type FeatureTables, featureTables, type QueryEvidence } from "./features.js";
-import { contributions, type FeatureContribution, type LinearModel, scoreRow } from "./model.js";
+import { contributions, type FeatureContribution, type LearnedModel, scoreRow } from "./model.js";
 
 /**
  * The candidates of `evidence` ranked by `model`, best first; when the request was split into clauses and the model
  * covers them, in coverage order (`coverage.ts`, scored there).
  */
-export function rankLearned(model: LinearModel, evidence: QueryEvidence): Ranked[] {
+export function rankLearned(model: LearnedModel, evidence: QueryEvidence): Ranked[] {
   return rankTables(model, evidence, featureTables(evidence));
 }
 
 /** `rankLearned` from features already computed. */
-function rankTables(model: LinearModel, evidence: QueryEvidence, tables: FeatureTables): Ranked[] {
+function rankTables(model: LearnedModel, evidence: QueryEvidence, tables: FeatureTables): Ranked[] {
   const scored = scoreCandidates(model, evidence, tables.rows);
   if (!model.coverage || !evidence.clauses) return scored;
   return coverClauses(scored, tables.clauses.map((table) => scoreCandidates(model, evidence, table)), model.coverage);
 }
 
 /** The model's score of every candidate from its feature rows, best first. */
-function scoreCandidates(model: LinearModel, evidence: QueryEvidence, rows: Float64Array[]): Ranked[] {
+function scoreCandidates(model: LearnedModel, evidence: QueryEvidence, rows: Float64Array[]): Ranked[] {
   return evidence.candidates.map((c, i) => ({ id: c.id, score: scoreRow(model, rows[i]) })).sort(compareRanked);
 }
 
@@ -44,7 +44,7 @@ export interface ExplainedRanker {
  * The candidates ranked by `model` (as `rankLearned`) and the parts of `id`'s score (undefined when it is not a
  * candidate), from one computation of the features: `explain` needs both, and the features are most of the cost.
  */
-export function explainLearned(kind: ExplainedRanker["model"], model: LinearModel, evidence: QueryEvidence, id: string): { ranked: Ranked[]; ranker?: ExplainedRanker } {
+export function explainLearned(kind: ExplainedRanker["model"], model: LearnedModel, evidence: QueryEvidence, id: string): { ranked: Ranked[]; ranker?: ExplainedRanker } {
   const tables = featureTables(evidence);
   const ranked = rankTables(model, evidence, tables);
   const at = evidence.candidates.findIndex((c) => c.id === id);

@@ -5,7 +5,7 @@
  */
 import { needsAsync } from "../embeddings/semantic-store.js";
 import { ToolsearchError } from "../errors.js";
-import { type LinearModel, type RankerModel, shippedModel } from "../ranking/model.js";
+import { type LearnedModel, type RankerModel, shippedModel } from "../ranking/model.js";
 import {
   DEFAULT_LIMIT, DEFAULT_SETS, MAX_LIMIT, TOOL_ENGINES, type ToolEngine, type ToolIndexOptions, type ToolSearchOptions, type ToolSetOptions,
   type ToolVisibility,
@@ -13,8 +13,8 @@ import {
 
 /** The learned ranker's models of an index: one for `hybrid`, one over BM25 alone for `bm25`; either may be off. */
 export interface RankerModels {
-  hybrid?: LinearModel;
-  lexical?: LinearModel;
+  hybrid?: LearnedModel;
+  lexical?: LearnedModel;
 }
 
 /** One search, resolved: what every stage reads. */
@@ -25,7 +25,7 @@ export interface ToolSearchRequest {
   /** The tool-set parts in use (`bm25` and `hybrid`; both off for the other engines). */
   sets: Required<ToolSetOptions>;
   /** The learned ranker's model for this engine, or undefined where it is off (or the engine has none). */
-  model?: LinearModel;
+  model?: LearnedModel;
   /** Typo tolerance (`bm25`, and the BM25 half of `hybrid`). */
   fuzzy?: boolean;
   /** `false` leaves the learned usage signal out (it never applies to `regex` and `semantic`). */
@@ -69,7 +69,7 @@ export function syncSearchRequest(options: ToolSearchOptions, models: RankerMode
 }
 
 /** The model a search with this engine uses: none for `regex` and `semantic`, or where the caller turned it off. */
-export function modelFor(engine: ToolEngine, options: { ranker?: boolean }, models: RankerModels): LinearModel | undefined {
+export function modelFor(engine: ToolEngine, options: { ranker?: boolean }, models: RankerModels): LearnedModel | undefined {
   if (options.ranker === false) return undefined;
   return engine === "hybrid" ? models.hybrid : engine === "bm25" ? models.lexical : undefined;
 }

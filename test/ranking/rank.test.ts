@@ -5,21 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { normalizeTools } from "../../src/catalog/load.js";
 import { Embedder } from "../../src/embeddings/embedder.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { FEATURE_NAMES, featureRows, LEXICAL_FEATURES } from "../../src/ranking/features.js";
 import { contributions, type RankerModel, scoreRow } from "../../src/ranking/model.js";
 import { explainLearned, rankLearned } from "../../src/ranking/rank.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
+import { rankerTools } from "../helpers/ranker-tools.js";
 
-const tools = normalizeTools([
-  { name: "get_weather", description: "Current weather for a city", input_schema: { type: "object", properties: { city: { type: "string" } } } },
-  { name: "get_forecast", description: "Weather forecast for the next days", input_schema: { type: "object", properties: { days: { type: "integer" } } } },
-  { name: "send_email", description: "Send an email message to a recipient", input_schema: { type: "object", properties: { to: { type: "string" } } } },
-  { name: "stock_quote", description: "Latest stock price of a listed company", input_schema: { type: "object", properties: {} } },
-  { name: "chart_prices", description: "Chart a share price over a period", input_schema: { type: "object", properties: {} } },
-]);
+const tools = rankerTools();
 /** Made-up weights on every feature: what is tested is how the model is applied. */
 const model: RankerModel = {
   version: 1,

@@ -51,7 +51,7 @@ export function formatExplanation(why: Explanation): string[] {
   if (why.note) lines.push(`Note: ${why.note}.`);
   if (why.ranker) {
     lines.push("", `Learned ranker (${why.ranker.model} model) score ${num(why.ranker.score)} = sum of the features' parts:`);
-    lines.push(...table(["feature", "value", "weight", "part"], why.ranker.features.map((f) => [f.feature, num(f.value), num(f.weight), num(f.contribution)])));
+    lines.push(...table(["feature", "value", "weight", "part"], why.ranker.features.map((f) => [f.feature, num(f.value), f.weight === undefined ? "—" : num(f.weight), num(f.contribution)])));
     const { coverage } = why.ranker;
     if (coverage) lines.push(`Placed by coverage of the request's clauses (weight ${num(coverage.weight)}): score ${num(coverage.score)}`);
   }

@@ -11,7 +11,7 @@ export function renderExplanation(why: Explanation, query?: string): HTMLElement
     h("p", { class: "verdict" }, verdict, q ? h("span", { class: "muted" }, ` ${why.engine === "regex" ? "Pattern" : "Query"}: ${JSON.stringify(q)}`) : null),
     why.note ? h("p", { class: "note" }, why.note) : null,
     why.ranker ? table(`Learned ranker (${why.ranker.model} model) score = the features' parts`, ["feature", "value", "weight", "part"],
-      why.ranker.features.map((f) => [f.feature, fixed(f.value), fixed(f.weight), fixed(f.contribution)]), fixed(why.ranker.score)) : null,
+      why.ranker.features.map((f) => [f.feature, fixed(f.value), fixed(f.weight ?? Number.NaN), fixed(f.contribution)]), fixed(why.ranker.score)) : null,
     // With the ranker the fusion is one of its features, so its parts add up to the fused score, not to `score`.
     why.parts ? table(why.ranker ? "Fused score before the ranker = the engines' parts" : "Fused score = the engines' parts", ["engine", "raw score", "part"],
       why.parts.map((p) => [p.engine, fixed(p.raw), fixed(p.contribution)]), why.ranker ? undefined : fixed(why.score)) : null,
