@@ -159,7 +159,8 @@ export class Scorer {
   normalize(t: number, norms: Norms, out: Float64Array, mask?: Uint8Array): number {
     const { slots, tfs, start, count } = this.lists.store;
     const from = start[t];
-    const df = mask ? countIn(slots, from, count[t], mask) : count[t];
+    // The floor's df (the subset's, under a mask); unread without the floor, so not counted then.
+    const df = !this.floor ? 0 : mask ? countIn(slots, from, count[t], mask) : count[t];
     let max = 0;
     for (let i = 0; i < count[t]; i++) {
       const slot = slots[from + i];

@@ -6,20 +6,12 @@
 import { asciiChunkWords } from "./filters/ascii-chunk.js";
 import { foldDiacritics, foldText } from "./filters/fold-diacritics.js";
 import { lowercase } from "./filters/lowercase.js";
-import { splitIdentifiers } from "./filters/split-identifiers.js";
+import { mightSplit, splitIdentifiers } from "./filters/split-identifiers.js";
 import { stemEnglish, stemOnce, stemWord } from "./filters/stem.js";
 import { removeStopwords } from "./filters/stopwords.js";
 import { hasNonAscii } from "./filters/tokenize.js";
 import type { IdList } from "./term-ids.js";
 import type { Token, TokenFilter } from "./token.js";
-
-/**
- * What makes `splitIdentifiers` split a chunk: a separator, an upper-case letter or a digit (every case boundary has
- * one or the other beside it). A non-ASCII chunk with none of them (a Han or kana phrase, a lower-case accented word)
- * is one word, its terms those of `plainWord`, without the token pipeline's regular expressions, token objects and
- * arrays (a cold build of a catalog with a few thousand such chunks spent about a tenth of its time there).
- */
-const SPLITS = /[._\-/:\p{Lu}\p{N}]/u;
 
 export class ChunkTerms {
   private readonly filters: TokenFilter[] = [splitIdentifiers, lowercase, foldDiacritics];
@@ -41,7 +33,7 @@ export class ChunkTerms {
   /** The chunk's terms. */
   terms = (chunk: string): string[] => {
     if (hasNonAscii(chunk)) {
-      if (SPLITS.test(chunk)) return this.tokens(chunk).map((t) => t.text);
+      if (mightSplit(chunk)) return this.tokens(chunk).map((t) => t.text);
       const term = this.plainWord(chunk);
       return term === undefined ? [] : [term];
     }
@@ -75,7 +67,7 @@ export class ChunkTerms {
   }
 
   /**
-   * The term of a chunk that `splitIdentifiers` leaves whole (see `SPLITS`), or undefined when it is dropped: a lone
+   * The term of a chunk that `splitIdentifiers` leaves whole (`mightSplit` is false), or undefined when it is dropped: a lone
    * character is, as a lone letter is; the rest is lower-cased, folded, then a piece like any other (see `word`).
    */
   private plainWord(chunk: string): string | undefined {
@@ -97,7 +89,7 @@ export class ChunkTerms {
 
   /** A non-ASCII chunk's ids: apart from the ASCII path, so that the first one of a build does not deoptimise it. */
   private otherIds(chunk: string, out: IdList, resolve: (term: string) => number): void {
-    if (!SPLITS.test(chunk)) {
+    if (!mightSplit(chunk)) {
       const term = this.plainWord(chunk);
       if (term !== undefined) out.push(resolve(term));
       return;

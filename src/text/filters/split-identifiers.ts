@@ -18,6 +18,16 @@ const ASCII_SEPARATORS = /[._\-/:]+/;
  */
 const CASE_OR_DIGIT = /[\p{Lu}\p{N}]/u;
 
+const SPLITS = /[._\-/:\p{Lu}\p{N}]/u;
+
+/**
+ * Whether `splitIdentifiers` may split `chunk` at all: only at a separator, an upper-case letter or a digit. A chunk
+ * with none of them (a Han or kana phrase, a lower-case accented word) is one word.
+ */
+export function mightSplit(chunk: string): boolean {
+  return SPLITS.test(chunk);
+}
+
 /** A part between separators split at case and digit boundaries (exported for its property test). */
 export function subParts(part: string): string[] {
   if (ASCII_ALNUM.test(part)) return asciiSubParts(part);
