@@ -119,6 +119,9 @@ export class EmbeddingCache {
       const check = db.pragma("quick_check", { simple: true });
       if (check !== "ok") throw new Error(`integrity check: ${String(check)}`);
       if (this.path !== ":memory:") db.pragma("journal_mode = WAL");
+      // Vectors are read once per build and then live in the index; better-sqlite3's 16 MB page cache per connection
+      // would only hold copies of them for the life of a server. SQLite's own default, 2 MB, as the store has.
+      db.pragma("cache_size = -2000");
       db.exec("CREATE TABLE IF NOT EXISTS embeddings (provider TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (provider, hash)) WITHOUT ROWID");
       db.pragma(`application_id = ${APPLICATION_ID}`);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
