@@ -38,7 +38,8 @@
  * - `floor idf / max idf`, `floor (idf / max idf)²`, `floor 2/(df+1)`: the floor's strength other than `1/df`, from the
  *   catalog (the word's idf as a share of the largest idf; its square; `1/df` smoothed as a rule of succession);
  * - `presence floor + lengths in words`: field lengths without the joined forms of split identifiers (Lucene's
- *   `discountOverlaps`); `plain + lengths in words`: plain BM25 so;
+ *   `discountOverlaps`); `plain + lengths in words`: plain BM25 so; `presence floor + average by word`: each field's
+ *   average length as a word sees it (Σ len² / Σ len);
  * - `floor 1/df + coord`: Lucene's coordination factor (score × share of the query's words matched);
  * - `floor 1/df + query words once`: a word the query repeats counted once (k3 = 0);
  * - `floor 1/df + weights over the word's fields`: the field weights divided by the largest weight among the fields
@@ -87,6 +88,8 @@ interface Catalog {
   words: Int32Array;
   avgWords: number[];
   avgTotalWords: number;
+  /** Per field, the length of the field a random occurrence of a word is in: Σ len² / Σ len over the tools. */
+  avgByWord: number[];
 }
 
 /**
@@ -108,13 +111,13 @@ const saturate = (x: number, k1: number) => (x * (k1 + 1)) / (x + k1);
 const ratioNorm = (b: number, len: number, avg: number) => 1 - b + (b * len) / avg;
 
 /** BM25F with one saturation over the weighted sum (or the largest) of the fields' normalized frequencies. */
-function bm25f(name: string, o: { weights?: number[]; termWeights?: (c: Catalog, fieldCf: number[]) => number[]; b?: (c: Catalog) => number[]; k1?: number; delta?: number; average?: "all"; norm?: (b: number, len: number, avg: number) => number; combine?: "max"; distinct?: boolean; words?: boolean } = {}): Variant {
+function bm25f(name: string, o: { weights?: number[]; termWeights?: (c: Catalog, fieldCf: number[]) => number[]; b?: (c: Catalog) => number[]; k1?: number; delta?: number; average?: "all" | "by word"; norm?: (b: number, len: number, avg: number) => number; combine?: "max"; distinct?: boolean; words?: boolean } = {}): Variant {
   return {
     name,
     make: (c) => {
       const weights = o.weights ?? WEIGHTS, k1 = o.k1 ?? DEFAULT_TOOL_BM25.k1, delta = o.delta ?? 0;
       const bs = o.b?.(c) ?? BS;
-      const avg = o.distinct ? c.avgDistinct : o.words ? c.avgWords : o.average === "all" ? c.avgAll : c.avg;
+      const avg = o.distinct ? c.avgDistinct : o.words ? c.avgWords : o.average === "all" ? c.avgAll : o.average === "by word" ? c.avgByWord : c.avg;
       const lengths = o.distinct ? c.distinct : o.words ? c.words : c.lengths;
       const norm = o.norm ?? ratioNorm;
       return (idf, slot, tf, _fieldDf, fieldCf) => {
@@ -241,6 +244,7 @@ const VARIANTS: Variant[] = [
   floorBy("floor (idf / max idf)²", (c, df) => idfShare(c, df) ** 2),
   floorBy("presence floor + lengths in words", (_c, df) => 1 / df, { words: true }),
   plain("plain + lengths in words", true),
+  floorBy("presence floor + average by word", (_c, df) => 1 / df, { average: "by word" }),
   floorBy("floor 2/(df+1)", (_c, df) => 2 / (df + 1)),
   { ...floorBy("floor 1/df + coord", (_c, df) => 1 / df), coord: true },
   { ...floorBy("floor 1/df + query words once", (_c, df) => 1 / df), queryOnce: true },
@@ -330,6 +334,7 @@ function catalogStats(index: Bm25fIndex, joined: Map<string, number[]>): Catalog
     }
   });
   return {
+    avgByWord: filledLengths.map((xs) => sum(xs.map((x) => x * x)) / Math.max(1, sum(xs)) || 1),
     words,
     avgWords: filledWords.map((w) => w.total / Math.max(1, w.n) || 1),
     avgTotalWords: filledWords.reduce((a, w) => a + w.total, 0) / size || 1,
