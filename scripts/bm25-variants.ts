@@ -5,9 +5,11 @@
  * before the floor), and `plain` reproduces `-e bm25-plain` (no typo expansion, as that engine). Prints nDCG@10 / recall@10 in % per set and variant, with ✗ where
  * a variant is more than 0.5 below plain BM25 in either, then each variant's worst margin over all sets.
  *
- *   node --import tsx scripts/bm25-variants.ts [--only=NAME,NAME] NAME=CATALOG:QUERIES[:EVERY] …
+ *   node --import tsx scripts/bm25-variants.ts [--only=NAME,NAME] [--precise] [--fit] NAME=CATALOG:QUERIES[:EVERY] …
  *
- * (EVERY: keep every n-th query; `--only` runs the variants so named.)
+ * (EVERY: keep every n-th query; `--only` runs the variants so named; `--precise` prints two decimals; `--fit` prints
+ * instead each variant's mean paired gain over the shipped `presence floor` on the catalog fit's pseudo-queries, in
+ * standard errors: the per-catalog fit would choose a variant offered as a candidate above 2.)
  *
  * Variants (see docs/relevance.md, "Scoring variants tried"):
  * - `fields`: BM25F before the presence floor (`DEFAULT_TOOL_BM25`; field frequencies weighted, length-normalized per
@@ -32,6 +34,16 @@
  *   (alone, scaled, times the default weights, or averaged with them);
  * - `BM25+ δ`: Lv & Zhai's lower bound: every matched term adds δ·idf whatever the field's length;
  * - `k1 0.9`, and `param descriptions 1` (their weight 1 instead of 0.5), with and without δ.
+ * Third round (issue 36; docs/relevance.md, "Third round"), each the presence floor with one thing changed:
+ * - `floor idf / max idf`, `floor (idf / max idf)²`, `floor 2/(df+1)`: the floor's strength other than `1/df`, from the
+ *   catalog (the word's idf as a share of the largest idf; its square; `1/df` smoothed as a rule of succession);
+ * - `presence floor + lengths in words`: field lengths without the joined forms of split identifiers (Lucene's
+ *   `discountOverlaps`); `plain + lengths in words`: plain BM25 so; `presence floor + average by word`: each field's
+ *   average length as a word sees it (Σ len² / Σ len);
+ * - `floor 1/df + coord`: Lucene's coordination factor (score × share of the query's words matched);
+ * - `floor 1/df + query words once`: a word the query repeats counted once (k3 = 0);
+ * - `floor 1/df + weights over the word's fields`: the field weights divided by the largest weight among the fields
+ *   the word occurs in anywhere in the catalog.
  */
 import { loadCatalogFile } from "../src/catalog/load.js";
 import { Bm25fIndex } from "../src/engines/bm25f.js";
@@ -41,7 +53,11 @@ import { ndcgAt, recallAt } from "../src/eval/metrics.js";
 import { loadQueries } from "../src/eval/queries.js";
 import { TOOL_FIELDS, toolTexts } from "../src/indexes/tool-fields.js";
 import { DEFAULT_TOOL_BM25 } from "../src/indexes/tool-index-options.js";
+import { pseudoQueries } from "../src/indexes/catalog-fit.js";
 import { createAnalyzer } from "../src/text/analyzer.js";
+import { ChunkTerms } from "../src/text/chunk-terms.js";
+import { ENGLISH_STOPWORDS } from "../src/text/filters/stopwords.js";
+import { chunkTexts } from "../src/text/filters/tokenize.js";
 
 const F = TOOL_FIELDS.length;
 const WEIGHTS = TOOL_FIELDS.map((f) => DEFAULT_TOOL_BM25.fields[f].weight);
@@ -64,6 +80,16 @@ interface Catalog {
   /** Distinct terms per slot and field (`fields` per slot), and their average per field over the tools that fill it. */
   distinct: Int32Array;
   avgDistinct: number[];
+  /**
+   * Field lengths by slot without the joined forms of split identifiers (`getStockLevel` → get, stock, level and
+   * `getstocklevel`: four terms, three words), with their averages over the tools that fill each field and the whole
+   * tool's: Lucene's `discountOverlaps` (a token at the position of the one before adds no length).
+   */
+  words: Int32Array;
+  avgWords: number[];
+  avgTotalWords: number;
+  /** Per field, the length of the field a random occurrence of a word is in: Σ len² / Σ len over the tools. */
+  avgByWord: number[];
 }
 
 /**
@@ -74,6 +100,10 @@ type Score = (idf: number, slot: number, tf: number[], fieldDf: number[], fieldC
 interface Variant {
   name: string;
   fuzzy?: boolean;
+  /** Lucene's coordination factor: each tool's score times the share of the query's distinct terms it matched. */
+  coord?: boolean;
+  /** Each distinct query word counted once, however often the query repeats it (BM25's k3 = 0). */
+  queryOnce?: boolean;
   make(c: Catalog): Score;
 }
 
@@ -81,14 +111,14 @@ const saturate = (x: number, k1: number) => (x * (k1 + 1)) / (x + k1);
 const ratioNorm = (b: number, len: number, avg: number) => 1 - b + (b * len) / avg;
 
 /** BM25F with one saturation over the weighted sum (or the largest) of the fields' normalized frequencies. */
-function bm25f(name: string, o: { weights?: number[]; termWeights?: (c: Catalog, fieldCf: number[]) => number[]; b?: (c: Catalog) => number[]; k1?: number; delta?: number; average?: "all"; norm?: (b: number, len: number, avg: number) => number; combine?: "max"; distinct?: boolean } = {}): Variant {
+function bm25f(name: string, o: { weights?: number[]; termWeights?: (c: Catalog, fieldCf: number[]) => number[]; b?: (c: Catalog) => number[]; k1?: number; delta?: number; average?: "all" | "by word"; norm?: (b: number, len: number, avg: number) => number; combine?: "max"; distinct?: boolean; words?: boolean } = {}): Variant {
   return {
     name,
     make: (c) => {
       const weights = o.weights ?? WEIGHTS, k1 = o.k1 ?? DEFAULT_TOOL_BM25.k1, delta = o.delta ?? 0;
       const bs = o.b?.(c) ?? BS;
-      const avg = o.distinct ? c.avgDistinct : o.average === "all" ? c.avgAll : c.avg;
-      const lengths = o.distinct ? c.distinct : c.lengths;
+      const avg = o.distinct ? c.avgDistinct : o.words ? c.avgWords : o.average === "all" ? c.avgAll : o.average === "by word" ? c.avgByWord : c.avg;
+      const lengths = o.distinct ? c.distinct : o.words ? c.words : c.lengths;
       const norm = o.norm ?? ratioNorm;
       return (idf, slot, tf, _fieldDf, fieldCf) => {
         const w = o.termWeights?.(c, fieldCf) ?? weights;
@@ -142,16 +172,40 @@ function uniqueTerms(name: string, maxDf: number, atLeast = false, perTool = fal
   };
 }
 
-/** `PLAIN_TOOL_BM25`: one bag of every field, k1 0.9, b 0.4, no typo expansion. */
-const PLAIN: Variant = {
-  name: "plain",
-  fuzzy: false,
-  make: (c) => (idf, slot, tf) => {
-    let len = 0, x = 0;
-    for (let f = 0; f < F; f++) (len += c.lengths[slot * F + f]), (x += tf[f]);
-    return idf * saturate(x / ratioNorm(0.4, len, c.avgTotal), 0.9);
-  },
-};
+/**
+ * `fields` (or its other options `o`), each match at least `share(c, df)` of what its raw frequency would give plainly
+ * (the presence floor with another strength than `1/df`, or over other weights or lengths).
+ */
+function floorBy(name: string, share: (c: Catalog, df: number) => number, o: Parameters<typeof bm25f>[1] = {}): Variant {
+  const fields = bm25f("fields", o);
+  return {
+    name,
+    make: (c) => {
+      const score = fields.make(c);
+      return (idf, slot, tf, fieldDf, fieldCf, df) =>
+        Math.max(score(idf, slot, tf, fieldDf, fieldCf, df), idf * share(c, df) * saturate(tf.reduce((a, b) => a + b, 0), DEFAULT_TOOL_BM25.k1));
+    },
+  };
+}
+/** A word's idf as a share of the largest idf a word can have in the catalog (one tool has it). */
+const idfShare = (c: Catalog, df: number) => idfOf(c.size, df) / idfOf(c.size, 1);
+
+/** `PLAIN_TOOL_BM25`: one bag of every field, k1 0.9, b 0.4, no typo expansion (lengths in words: `Catalog.words`). */
+function plain(name: string, words = false): Variant {
+  return {
+    name,
+    fuzzy: false,
+    make: (c) => {
+      const lengths = words ? c.words : c.lengths, avgTotal = words ? c.avgTotalWords : c.avgTotal;
+      return (idf, slot, tf) => {
+        let len = 0, x = 0;
+        for (let f = 0; f < F; f++) (len += lengths[slot * F + f]), (x += tf[f]);
+        return idf * saturate(x / ratioNorm(0.4, len, avgTotal), 0.9);
+      };
+    },
+  };
+}
+const PLAIN = plain("plain");
 
 /**
  * PRMS (Kim, Xue & Croft 2009): a query term's weight per field is the probability that the term comes from that field,
@@ -186,6 +240,22 @@ const VARIANTS: Variant[] = [
   uniqueTerms("unique terms: at least presence", 1, true),
   uniqueTerms("terms in ≤ 2 tools: at least presence", 2, true),
   uniqueTerms("presence floor", Infinity, true, true),
+  floorBy("floor idf / max idf", idfShare),
+  floorBy("floor (idf / max idf)²", (c, df) => idfShare(c, df) ** 2),
+  floorBy("presence floor + lengths in words", (_c, df) => 1 / df, { words: true }),
+  plain("plain + lengths in words", true),
+  floorBy("presence floor + average by word", (_c, df) => 1 / df, { average: "by word" }),
+  floorBy("floor 2/(df+1)", (_c, df) => 2 / (df + 1)),
+  { ...floorBy("floor 1/df + coord", (_c, df) => 1 / df), coord: true },
+  { ...floorBy("floor 1/df + query words once", (_c, df) => 1 / df), queryOnce: true },
+  floorBy("floor 1/df + weights over the word's fields", (_c, df) => 1 / df, {
+    // The field weights relative to the best field the word occurs in anywhere in the catalog: a word that only
+    // parameter descriptions ever hold is not outranked there by names that never have it.
+    termWeights: (_c, fieldCf) => {
+      const top = Math.max(...WEIGHTS.filter((_, f) => fieldCf[f] > 0));
+      return WEIGHTS.map((w) => w / top);
+    },
+  }),
   bm25f("length ratio ≤ 2", { norm: (b, len, avg) => 1 - b + b * Math.min(2, len / avg) }),
   bm25f("BM25+ δ 0.1", { delta: 0.1 }),
   bm25f("BM25+ δ 0.25", { delta: 0.25 }),
@@ -203,6 +273,8 @@ interface Prepared {
   index: Bm25fIndex;
   catalog: Catalog;
   queries: { terms: string[]; relevant: Set<string> }[];
+  /** The catalog fit's pseudo-queries (`pseudoQueries`), for `--fit`. */
+  pseudo: { terms: string[]; relevant: Set<string> }[];
 }
 
 const analyzer = createAnalyzer();
@@ -210,19 +282,31 @@ const analyzer = createAnalyzer();
 function prepare(catalogFile: string, queriesFile: string, every: number): Prepared {
   const tools = loadCatalogFile(catalogFile);
   const index = new Bm25fIndex({ k1: DEFAULT_TOOL_BM25.k1, fields: TOOL_FIELDS.map((name) => ({ name, ...DEFAULT_TOOL_BM25.fields[name] })) });
+  const joined = new Map<string, number[]>();
   for (const tool of tools) {
     const texts = toolTexts(tool);
     index.add(tool.name, TOOL_FIELDS.map((f) => analyzer.analyze(texts[f])));
+    joined.set(tool.name, TOOL_FIELDS.map((f) => joinedForms(texts[f])));
   }
   index.flush();
   const names = new Set(tools.map((t) => t.name));
   const queries = loadQueries(queriesFile, (id) => names.has(id))
     .filter((_, i) => i % every === 0)
     .map((q) => ({ terms: analyzer.analyze(q.query), relevant: new Set(q.relevant) }));
-  return { index, catalog: catalogStats(index), queries };
+  const pseudo = pseudoQueries(tools.map((t) => ({ name: t.name, texts: toolTexts(t) })), analyzer)
+    .map((q) => ({ terms: analyzer.analyze(q.query), relevant: new Set(q.relevant) }));
+  return { index, catalog: catalogStats(index, joined), queries, pseudo };
 }
 
-function catalogStats(index: Bm25fIndex): Catalog {
+const chunkTerms = new ChunkTerms(ENGLISH_STOPWORDS, true);
+/** How many of a text's terms are the joined forms of split identifiers (`Token.keyword`). */
+function joinedForms(text: string): number {
+  let n = 0;
+  for (const chunk of chunkTexts(text)) for (const token of chunkTerms.tokens(chunk)) if (token.keyword) n++;
+  return n;
+}
+
+function catalogStats(index: Bm25fIndex, joined: Map<string, number[]>): Catalog {
   const { ids, lengths } = index.items;
   const { store } = index;
   const packing = new FieldPacking(F);
@@ -239,7 +323,21 @@ function catalogStats(index: Bm25fIndex): Catalog {
   const avg = filledLengths.map((xs) => sum(xs) / Math.max(1, xs.length) || 1);
   const cv = filledLengths.map((xs, f) => (xs.length ? Math.sqrt(sum(xs.map((x) => (x - avg[f]) ** 2)) / xs.length) / avg[f] : 0));
   const size = index.size;
+  const words = new Int32Array(lengths.length);
+  const filledWords = TOOL_FIELDS.map(() => ({ total: 0, n: 0 }));
+  ids.forEach((id, slot) => {
+    if (id === undefined) return;
+    const j = joined.get(id)!;
+    for (let f = 0; f < F; f++) {
+      words[slot * F + f] = lengths[slot * F + f] - j[f];
+      if (lengths[slot * F + f] > 0) (filledWords[f].total += words[slot * F + f]), filledWords[f].n++;
+    }
+  });
   return {
+    avgByWord: filledLengths.map((xs) => sum(xs.map((x) => x * x)) / Math.max(1, sum(xs)) || 1),
+    words,
+    avgWords: filledWords.map((w) => w.total / Math.max(1, w.n) || 1),
+    avgTotalWords: filledWords.reduce((a, w) => a + w.total, 0) / size || 1,
     size,
     lengths,
     filled: filledLengths.map((xs) => xs.length),
@@ -269,7 +367,7 @@ function queryTerms(index: Bm25fIndex, terms: string[], fuzzy: boolean): [number
   return out;
 }
 
-function evaluate({ index, catalog, queries }: Prepared, variant: Variant): { ndcg: number; recall: number } {
+function evaluate({ index, catalog, queries }: Pick<Prepared, "index" | "catalog" | "queries">, variant: Variant, fuzzy = variant.fuzzy !== false): { ndcg: number; recall: number; perQuery: number[] } {
   const score = variant.make(catalog);
   const { store, items } = index;
   const packing = new FieldPacking(F);
@@ -277,10 +375,13 @@ function evaluate({ index, catalog, queries }: Prepared, variant: Variant): { nd
   const fieldDf = new Array<number>(F).fill(0);
   const fieldCf = new Array<number>(F).fill(0);
   const scores = new Map<number, number>();
+  const matched = new Map<number, number>();
   let ndcg = 0, recall = 0;
+  const perQuery: number[] = [];
   for (const q of queries) {
     scores.clear();
-    for (const [t, weight] of queryTerms(index, q.terms, variant.fuzzy !== false)) {
+    matched.clear();
+    for (const [t, weight] of queryTerms(index, variant.queryOnce ? [...new Set(q.terms)] : q.terms, fuzzy)) {
       const from = store.start[t], to = from + store.count[t];
       const idf = idfOf(catalog.size, store.count[t]);
       fieldDf.fill(0);
@@ -295,30 +396,53 @@ function evaluate({ index, catalog, queries }: Prepared, variant: Variant): { nd
         for (let f = 0; f < F; f++) tf[f] = packing.get(store.tfs[i], f);
         const s = weight * score(idf, store.slots[i], tf, fieldDf, fieldCf, store.count[t]);
         if (s > 0) scores.set(store.slots[i], (scores.get(store.slots[i]) ?? 0) + s);
+        if (s > 0 && variant.coord) matched.set(store.slots[i], (matched.get(store.slots[i]) ?? 0) + 1);
       }
+    }
+    if (variant.coord) {
+      const distinct = new Set(q.terms).size;
+      for (const [slot, s] of scores) scores.set(slot, (s * Math.min(distinct, matched.get(slot)!)) / distinct);
     }
     // Best first, equal scores by id, as `Bm25fIndex.search` ranks.
     const ranked = [...scores].sort((a, b) => b[1] - a[1] || (items.ids[a[0]]! < items.ids[b[0]]! ? -1 : 1)).slice(0, 10).map(([slot]) => items.ids[slot]!);
-    ndcg += ndcgAt(10, ranked, q.relevant);
+    perQuery.push(ndcgAt(10, ranked, q.relevant));
+    ndcg += perQuery[perQuery.length - 1];
     recall += recallAt(10, ranked, q.relevant);
   }
-  return { ndcg: (100 * ndcg) / queries.length, recall: (100 * recall) / queries.length };
+  return { ndcg: (100 * ndcg) / queries.length, recall: (100 * recall) / queries.length, perQuery };
 }
 
+/**
+ * `--fit`: a variant's mean paired gain in nDCG@10 over the shipped `presence floor` on the catalog fit's pseudo-queries,
+ * in standard errors (the fit would switch to it above 2; ranked without typo expansion, as the fit ranks).
+ */
+function fitGain(set: Prepared, variant: Variant, base: number[]): string {
+  const gains = evaluate({ ...set, queries: set.pseudo }, variant, false).perQuery.map((x, i) => x - base[i]);
+  const gain = gains.reduce((a, b) => a + b, 0) / gains.length;
+  const error = Math.sqrt(gains.reduce((a, g) => a + (g - gain) ** 2, 0) / gains.length / Math.max(1, gains.length - 1));
+  return error ? `${(gain / error).toFixed(2)} SE` : "0 SE";
+}
+
+const FLOOR = VARIANTS.find((v) => v.name === "presence floor")!;
+const fit = process.argv.includes("--fit");
 const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 if (only) VARIANTS.splice(0, VARIANTS.length, ...VARIANTS.filter((v) => only.includes(v.name)));
 if (args.length === 0) throw new Error("usage: bm25-variants.ts NAME=CATALOG:QUERIES[:EVERY] …");
 const worst = VARIANTS.map(() => ({ margin: Infinity, set: "" }));
-const pct = (m: { ndcg: number; recall: number }) => `${m.ndcg.toFixed(1)} / ${m.recall.toFixed(1)}`;
-console.log(`| set | plain | ${VARIANTS.map((v) => v.name).join(" | ")} |`);
+const digits = process.argv.includes("--precise") ? 2 : 1;
+const pct = (m: { ndcg: number; recall: number }) => `${m.ndcg.toFixed(digits)} / ${m.recall.toFixed(digits)}`;
+if (fit) VARIANTS.unshift(PLAIN);
+console.log(`| set | plain${fit ? " (real)" : ""} | ${VARIANTS.map((v) => v.name).join(" | ")} |`);
 console.log(`|---|---|${VARIANTS.map(() => "---|").join("")}`);
 for (const arg of args) {
   const [name, paths] = arg.split("=");
   const [catalogFile, queriesFile, every] = paths.split(":");
   const set = prepare(catalogFile, queriesFile, Number(every ?? 1));
   const plain = evaluate(set, PLAIN);
+  const base = fit ? evaluate({ ...set, queries: set.pseudo }, FLOOR, false).perQuery : [];
   const cells = VARIANTS.map((v, i) => {
+    if (fit) return fitGain(set, v, base);
     const m = evaluate(set, v);
     const margin = Math.min(m.ndcg - plain.ndcg, m.recall - plain.recall);
     if (margin < worst[i].margin) worst[i] = { margin, set: name };
@@ -326,4 +450,4 @@ for (const arg of args) {
   });
   console.log(`| ${name} | ${pct(plain)} | ${cells.join(" | ")} |`);
 }
-console.log(`| worst margin over plain (points) | | ${worst.map((w) => `${w.margin.toFixed(1)} (${w.set})`).join(" | ")} |`);
+if (!fit) console.log(`| worst margin over plain (points) | | ${worst.map((w) => `${w.margin.toFixed(1)} (${w.set})`).join(" | ")} |`);
