@@ -6,8 +6,8 @@
  *
  * Prints: where each relevant tool that misses the top 5 ranks in its best clause's own list (coverage can only lift
  * a tool its clause ranks high); recall@5 / nDCG@10 for coverage weights 0–1 with the clause scores divided by a
- * temperature (a flatter P(c | clause)); the same with the weight of each request scaled by how distinct its clauses'
- * best candidates are from the whole request's top 3 (a label-free guess of whether the split says anything); and the
+ * temperature (a flatter P(c | clause)); the same with the weight of each request scaled by label-free guesses of
+ * whether its split says anything (how distinct its clauses' best candidates are from the whole request's); and the
  * ceiling of any per-request choice of weight (an oracle reading the labels: no ranker can reach it).
  */
 import { readFileSync } from "node:fs";
@@ -57,15 +57,23 @@ for (const temperature of [1, 2, 4, 8]) {
   console.log(`temperature ${temperature} (nDCG@10 / recall@5): ${cells.join(", ")}`);
 }
 
-const gated = weights.slice(1).map((base) => {
-  let r5 = 0;
-  for (const q of scored) {
-    const head = new Set(q.whole.slice(0, 3).map((hit) => hit.id));
-    const distinct = q.clauses.length ? q.clauses.filter((list) => !head.has(list[0].id)).length / q.clauses.length : 0;
-    r5 += recallAt(5, ranked(q, base * distinct), q.relevant);
-  }
-  return `w ${base}: ${pct(r5)}`;
-});
-console.log(`weight × share of clauses whose best candidate is not in the request's top 3 (recall@5): ${gated.join(", ")}`);
+/** Label-free guesses of whether a request's split says anything (0–1), each scaling the coverage weight. */
+const bestOfClauses = (q: (typeof scored)[number]) => q.clauses.map((list) => list[0].id);
+const head = (q: (typeof scored)[number], k: number) => new Set(q.whole.slice(0, k).map((hit) => hit.id));
+const gates: Record<string, (q: (typeof scored)[number]) => number> = {
+  "share of clauses whose best candidate is not in the request's top 3": (q) => bestOfClauses(q).filter((id) => !head(q, 3).has(id)).length / q.clauses.length,
+  "share of clauses whose best candidate is not in the request's top 5": (q) => bestOfClauses(q).filter((id) => !head(q, 5).has(id)).length / q.clauses.length,
+  "1 − mean share of a clause's top 5 in the request's top 5": (q) =>
+    1 - q.clauses.reduce((sum, list) => sum + list.slice(0, 5).filter((hit) => head(q, 5).has(hit.id)).length / 5, 0) / q.clauses.length,
+  "1 when every clause has a different best candidate, else 0": (q) => (new Set(bestOfClauses(q)).size === q.clauses.length ? 1 : 0),
+};
+for (const [gate, share] of Object.entries(gates)) {
+  const cells = weights.slice(1).map((base) => {
+    let r5 = 0;
+    for (const q of scored) r5 += recallAt(5, ranked(q, q.clauses.length ? base * share(q) : 0), q.relevant);
+    return `w ${base}: ${pct(r5)}`;
+  });
+  console.log(`weight × ${gate} (recall@5): ${cells.join(", ")}`);
+}
 const oracle = scored.reduce((sum, q) => sum + Math.max(...weights.map((w) => recallAt(5, ranked(q, w), q.relevant))), 0);
 console.log(`best weight per request, chosen by the labels (a ceiling, recall@5): ${pct(oracle)}`);
