@@ -12,8 +12,10 @@
  * default: the trees are boosted from the linear model of the same sets and correct it, and 0 trees, the linear model
  * alone, is one of the numbers chosen from) or none),
  * --depth and --min-hessian may list several values, chosen from by the same inner leave-one-catalog-out,
- * --searches hybrid,lexical (the models trained and measured), --loss every|any (linear only; default every: each
- * relevant candidate is asked for; any: their mass together),
+ * --searches hybrid,lexical (the models trained and measured), --loss every|any|apart|lambda|recall (linear only;
+ * default every: each relevant candidate is asked for; any: their mass together; the others in `ranker-losses.ts`,
+ * lambda and recall weighing pairs by the change of nDCG@K / recall@K, K = --at, default 10), --clause-loss W (each
+ * clause of a split request also asks for any of the task's tools, weighted W; default 0), --l2 (1e-4), --steps (400),
  * --no-coverage (no clause coverage weight), --data DIR (default ../shared/data), --cache FILE (embedding cache,
  * default .bench-out/embeddings.sqlite),
  * --out DIR (features, default .bench-out/ranker), --refresh (recompute features), --max-queries N (per query file,
@@ -42,6 +44,7 @@ import { FEATURE_NAMES, type FeatureName, featureRows, LEXICAL_FEATURES } from "
 import { type LearnedModel, type LinearModel, type RankerModel, scoreRow } from "../src/ranking/model.js";
 import { BOOST_DEFAULTS, type BoostOptions, boostTrees } from "../src/ranking/boost.js";
 import { coverClauses } from "../src/ranking/coverage.js";
+import { type Loss, LOSSES, scoreGradients } from "./ranker-losses.js";
 import { compareRanked, type Ranked } from "../src/engines/top-k.js";
 
 const { values: args } = parseArgs({
@@ -60,6 +63,10 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     "no-coverage": { type: "boolean", default: false },
     loss: { type: "string", default: "every" },
+    at: { type: "string", default: "10" },
+    l2: { type: "string", default: "1e-4" },
+    steps: { type: "string", default: "400" },
+    "clause-loss": { type: "string", default: "0" },
     drop: { type: "string", default: "" },
     "model-kind": { type: "string", default: "linear" },
     searches: { type: "string", default: "hybrid,lexical" },
@@ -101,8 +108,19 @@ const SETS: SetSpec[] = [
  * The loss over a query's relevant candidates: `any` (−log of the mass on all of them together: one high relevant
  * candidate satisfies it) or `every` (the mean −log of each one's share: each relevant candidate is asked for).
  */
-const EVERY_RELEVANT = args.loss === "every";
-if (args.loss !== "any" && args.loss !== "every") throw new Error(`--loss ${args.loss}: use any or every`);
+const LOSS = args.loss as Loss;
+if (!LOSSES.includes(LOSS)) throw new Error(`--loss ${args.loss}: use ${LOSSES.join(", ")}`);
+const LOSS_WORDS: Record<Loss, string> = {
+  every: "listwise softmax (every relevant candidate asked for)",
+  any: "listwise softmax (the relevant candidates' mass)",
+  apart: "listwise softmax (each relevant candidate against the irrelevant ones)",
+  lambda: `LambdaRank (pairwise logistic × |ΔnDCG@${args.at}|) from the listwise softmax model`,
+  recall: `pairwise logistic × |Δrecall@${args.at}| from the listwise softmax model`,
+};
+/** The weight of each clause's own loss beside the whole request's (--clause-loss; 0: none). */
+const CLAUSE_LOSS = Number(args["clause-loss"]);
+/** Where the pairwise losses' measure stops counting (--at): nDCG@K's discount, recall@K's cut-off. */
+const AT = Number(args.at);
 
 const BASELINES = ["bm25-plain", "bm25", "semantic", "hybrid"] as const;
 
@@ -189,6 +207,8 @@ interface TrainingQuery {
   /** How many of the candidates are relevant. */
   relevant: number;
   weight: number;
+  /** A request of several clauses: each clause's candidates against that clause (rows and labels as above). */
+  clauses?: { x: Float64Array; labels: Uint8Array; relevant: number }[];
 }
 
 type Sets = { spec: SetSpec; queries: StoredQuery[] }[];
@@ -207,10 +227,14 @@ function trainingData(kind: Kind, sets: Sets): TrainingQuery[] {
     const usable = queries.filter((q) => q[kind].ids.some((id) => q.relevant.includes(id)));
     for (const q of usable) {
       const relevant = new Set(q.relevant);
-      const x = new Float64Array(q[kind].rows.length * d);
-      q[kind].rows.forEach((r, i) => columns.forEach((c, j) => (x[i * d + j] = r[c])));
-      const labels = Uint8Array.from(q[kind].ids, (id) => (relevant.has(id) ? 1 : 0));
-      data.push({ x, labels, relevant: labels.reduce((a, b) => a + b, 0), weight: spec.weight / usable.length });
+      const list = (table: { ids: string[]; rows: Float64Array[] }) => {
+        const x = new Float64Array(table.rows.length * d);
+        table.rows.forEach((r, i) => columns.forEach((c, j) => (x[i * d + j] = r[c])));
+        const labels = Uint8Array.from(table.ids, (id) => (relevant.has(id) ? 1 : 0));
+        return { x, labels, relevant: labels.reduce((a, b) => a + b, 0) };
+      };
+      const clauses = "clauses" in q[kind] ? (q[kind] as StoredQuery["hybrid"]).clauses?.map(list).filter((c) => c.relevant > 0) : undefined;
+      data.push({ ...list(q[kind]), weight: spec.weight / usable.length, ...(clauses?.length ? { clauses } : {}) });
     }
   }
   return data;
@@ -226,44 +250,43 @@ function train(kind: Kind, sets: Sets): LearnedModel {
  * relevant candidates), queries weighted so that every set counts by its `weight` whatever its size, with a small L2
  * penalty. Full-batch Adam; deterministic.
  */
-function trainLinear(kind: Kind, data: TrainingQuery[]): LinearModel {
+function trainLinear(kind: Kind, data: TrainingQuery[], loss: Loss = LOSS): LinearModel {
   const names = KIND_FEATURES[kind];
   const d = names.length;
   const total = data.reduce((s, q) => s + q.weight, 0);
-  const w = new Float64Array(d);
+  // The pairwise losses weigh a pair by where the model now ranks it, which means nothing at w = 0 (every score
+  // ties): they start from the listwise model and move it.
+  const w = loss === "lambda" || loss === "recall" ? Float64Array.from(trainLinear(kind, data, "every").weights) : new Float64Array(d);
   const m = new Float64Array(d);
   const v = new Float64Array(d);
-  const rate = 0.05, beta1 = 0.9, beta2 = 0.999, l2 = 1e-4, steps = 400;
+  const rate = 0.05, beta1 = 0.9, beta2 = 0.999, l2 = Number(args.l2), steps = Number(args.steps);
   const grad = new Float64Array(d);
   let scores = new Float64Array(256);
+  let coef = new Float64Array(256);
+  /** Adds one list's gradient, times `scale`, to `grad`. */
+  const add = (lossOf: Loss, list: { x: Float64Array; labels: Uint8Array; relevant: number }, scale: number) => {
+    const n = list.labels.length;
+    if (scores.length < n) (scores = new Float64Array(n * 2)), (coef = new Float64Array(n * 2));
+    for (let i = 0; i < n; i++) {
+      let s = 0;
+      for (let j = 0; j < d; j++) s += list.x[i * d + j] * w[j];
+      scores[i] = s;
+    }
+    scoreGradients(lossOf, AT, list.labels, list.relevant, scores, n, coef);
+    for (let i = 0; i < n; i++) {
+      const c = scale * coef[i];
+      if (c === 0) continue;
+      for (let j = 0; j < d; j++) grad[j] += c * list.x[i * d + j];
+    }
+  };
   for (let step = 1; step <= steps; step++) {
     grad.fill(0);
     for (const q of data) {
-      const n = q.labels.length;
-      if (scores.length < n) scores = new Float64Array(n * 2);
-      let top = -Infinity;
-      for (let i = 0; i < n; i++) {
-        let s = 0;
-        for (let j = 0; j < d; j++) s += q.x[i * d + j] * w[j];
-        scores[i] = s;
-        if (s > top) top = s;
-      }
-      let sum = 0;
-      let relSum = 0;
-      for (let i = 0; i < n; i++) {
-        scores[i] = Math.exp(scores[i] - top);
-        sum += scores[i];
-        if (q.labels[i]) relSum += scores[i];
-      }
-      // d/dw of −log(Σ_rel e^s / Σ_all e^s) = E_all[x] − E_rel[x] (the softmax within the relevant ones); with every
-      // relevant candidate asked for, d/dw of −Σ_rel log(e^s / Σ_all e^s) / R = E_all[x] − mean_rel[x].
       const scale = q.weight / total;
-      for (let i = 0; i < n; i++) {
-        const target = !q.labels[i] ? 0 : EVERY_RELEVANT ? 1 / q.relevant : scores[i] / relSum;
-        const coef = scale * (scores[i] / sum - target);
-        if (coef === 0) continue;
-        for (let j = 0; j < d; j++) grad[j] += coef * q.x[i * d + j];
-      }
+      add(loss, q, scale);
+      // Each clause is a request for one step: one of the task's tools should serve it (`any`), and the coverage stage
+      // reads the model's scores of each clause's candidates.
+      if (CLAUSE_LOSS > 0 && q.clauses) for (const clause of q.clauses) add("any", clause, (scale * CLAUSE_LOSS) / q.clauses.length);
     }
     for (let j = 0; j < d; j++) {
       const g = grad[j] + l2 * w[j];
@@ -461,7 +484,7 @@ async function main(): Promise<void> {
       version: 1,
       trained: {
         by: "scripts/train-ranker.ts --write-model",
-        loss: `${MODEL_KIND === "trees" ? treesTrained() : `listwise softmax (${EVERY_RELEVANT ? "every relevant candidate asked for" : "the relevant candidates' mass"}), L2 1e-4, 400 Adam steps`}, every query file weighted equally (MetaTool's two files half each)${ship.includes("hybrid") && !args["no-coverage"] ? "; coverage weight chosen on the same sets" : ""}`,
+        loss: `${MODEL_KIND === "trees" ? treesTrained() : `${LOSS_WORDS[LOSS]}, L2 ${args.l2}, ${args.steps} Adam steps${CLAUSE_LOSS > 0 ? `, each clause's own loss (any of the task's tools) weighted ${CLAUSE_LOSS}` : ""}`}, every query file weighted equally (MetaTool's two files half each)${ship.includes("hybrid") && !args["no-coverage"] ? "; coverage weight chosen on the same sets" : ""}`,
         sets: sets.map((s) => `${s.spec.name} (${s.queries.length} queries${s.spec.lexicalOnly ? ", lexical model only" : ""})`),
       },
     };
