@@ -191,15 +191,12 @@ export class SemanticStore {
   }
 
   /**
-   * Similarity of `id`'s name, embedded on its own, to the closest query sentence; undefined when it has no name
-   * vector. A tool's name often says its topic in a few words (`news tool`, `research finder`) that its longer text
-   * dilutes; this carries the name's meaning to words the name does not contain.
+   * Similarity of each id's name, embedded on its own, to the closest query sentence; undefined for an id without a
+   * name vector. A tool's name often says its topic in a few words (`news tool`, `research finder`) that its longer
+   * text dilutes; this carries the name's meaning to words the name does not contain.
    */
-  nameScore(id: string, query: QueryVectors): number | undefined {
-    if (!this.nameVectors?.has(id)) return undefined;
-    let best = -Infinity;
-    for (const vector of query) best = Math.max(best, this.nameVectors.score(id, vector)!);
-    return best;
+  nameScores(ids: readonly string[], query: QueryVectors): (number | undefined)[] {
+    return this.nameVectors?.maxScores(ids, query) ?? ids.map(() => undefined);
   }
 
   /** Forgets what was computed from the vectors. */

@@ -38,6 +38,6 @@ function evidenceSources(terms: string[], engines: SearchEngines, vector?: Query
       return scores && Math.max(...scores);
     }),
     centrality: vector && ((id) => engines.semantic.centrality(id, engines.accept)),
-    nameCosine: vector && ((id) => engines.semantic.nameScore(id, vector)),
+    nameCosines: vector && ((ids) => engines.semantic.nameScores(ids, vector)),
   };
 }

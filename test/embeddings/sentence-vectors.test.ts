@@ -87,9 +87,9 @@ test("an item's name gets a vector of its own, in the same batch, and follows ch
   const query = await store.embedQuery("First this. Then that.");
   const [name2] = await new Embedder(new RandomVectors(), { cache: false }).embedMany(["name 2"]);
   const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
-  assert.ok(Math.abs(store.nameScore("item-2", query)! - Math.max(...query.map((q) => dot(q, name2)))) < 1e-5);
-  assert.notEqual(store.nameScore("item-2", query), Math.max(...store.sentenceScores("item-2", query)!));
-  assert.equal(store.nameScore("plain", query), undefined, "no name, no name vector");
+  assert.ok(Math.abs(store.nameScores(["item-2"], query)[0]! - Math.max(...query.map((q) => dot(q, name2)))) < 1e-5);
+  assert.notEqual(store.nameScores(["item-2"], query)[0], Math.max(...store.sentenceScores("item-2", query)!));
+  assert.equal(store.nameScores(["plain"], query)[0], undefined, "no name, no name vector");
 
   // A changed text keeps its name's vector; a changed name re-embeds the name alone; a name dropped loses its vector.
   provider.seen.length = 0;
@@ -99,10 +99,10 @@ test("an item's name gets a vector of its own, in the same batch, and follows ch
   assert.equal(store.pending, 2);
   await store.prepare();
   assert.deepEqual(provider.seen.sort(), ["new text of item 0", "renamed 1"]);
-  assert.equal(store.nameScore("item-3", query), undefined);
+  assert.equal(store.nameScores(["item-3"], query)[0], undefined);
   assert.equal(store.nameVectorCount, 4);
   store.delete("item-4");
-  assert.equal(store.nameScore("item-4", query), undefined);
+  assert.equal(store.nameScores(["item-4"], query)[0], undefined);
   assert.equal(store.nameVectorCount, 3);
 });
 
@@ -125,7 +125,7 @@ test("name vectors go out and come back with the vectors; a state without them l
   await loaded.prepare();
   assert.deepEqual(provider.seen, ["another name 5"]);
   const query = await built.embedQuery("Something to find.");
-  for (let i = 0; i < 5; i++) assert.equal(loaded.nameScore(`item-${i}`, query), built.nameScore(`item-${i}`, query));
+  for (let i = 0; i < 5; i++) assert.equal(loaded.nameScores([`item-${i}`], query)[0], built.nameScores([`item-${i}`], query)[0]);
 
   // Vectors saved before names had their own (no `names`): the names are embedded on first need.
   const older = new CountingRandom();
@@ -134,5 +134,5 @@ test("name vectors go out and come back with the vectors; a state without them l
   fromOlder.importVectors({ ...state, names: undefined });
   await fromOlder.prepare();
   assert.deepEqual(older.seen.sort(), Array.from({ length: 6 }, (_, i) => `name ${i}`));
-  for (let i = 0; i < 6; i++) assert.equal(fromOlder.nameScore(`item-${i}`, query), built.nameScore(`item-${i}`, query));
+  for (let i = 0; i < 6; i++) assert.equal(fromOlder.nameScores([`item-${i}`], query)[0], built.nameScores([`item-${i}`], query)[0]);
 });
