@@ -2,7 +2,8 @@
  * The dense half of an item index (tools or document passages): which text each id embeds, which ids still need a
  * vector, the vectors themselves, and the `semantic` and `hybrid` rankings. Item indexes call `set`/`delete` as
  * items come and go; vectors are made lazily, in one batch, on the first search that needs them (or on `prepare`).
- * An item whose text did not change keeps its vector; a changed item is re-embedded alone.
+ * An item whose text did not change keeps its vector; a changed item is re-embedded alone. An item may also have a
+ * name (a tool's): it is embedded on its own, in the same batch and through the same cache, for `nameScores`.
  */
 import { ToolsearchError } from "../errors.js";
 import { DEFAULT_FUSION, type FusedHit, type FusionInput, type FusionOptions, fuse, fuseParts } from "../engines/fusion.js";
@@ -21,6 +22,11 @@ export interface VectorState {
   ids: string[];
   texts: string[];
   vectors: Float32Array;
+  /**
+   * The vectors of the items' names embedded on their own (`SemanticStore.nameScores`), in the same flat form; absent
+   * in snapshots written before names had vectors (those are then embedded on first need, from the cache).
+   */
+  names?: Omit<VectorState, "embedder" | "dimensions" | "names">;
 }
 
 /** Lexical candidates fused with dense ones in `hybrid`; enough to reach past the first page of either list. */
@@ -38,6 +44,11 @@ export class SemanticStore {
   private readonly texts = new Map<string, string>();
   private readonly embeddedTexts = new Map<string, string>();
   private readonly stale = new Set<string>();
+  /** The same for the items' names: a second vector per item, of its name alone. */
+  private nameVectors: VectorIndex | undefined;
+  private readonly names = new Map<string, string>();
+  private readonly embeddedNames = new Map<string, string>();
+  private readonly staleNames = new Set<string>();
   private preparing: Promise<void> | undefined;
   private fusion: FusionOptions;
   /**
@@ -57,17 +68,34 @@ export class SemanticStore {
     return this.embedder;
   }
 
-  /** Records the text `id` embeds; it gets a (new) vector before the next dense search unless the text is unchanged. */
-  set(id: string, text: string): void {
+  /**
+   * Records the text `id` embeds, and its `name` (words) when it has one (not empty); each gets a (new) vector before the next
+   * dense search unless it is unchanged.
+   */
+  set(id: string, text: string, name?: string): void {
     this.texts.set(id, text);
     if (this.embeddedTexts.get(id) === text) this.stale.delete(id);
     else this.stale.add(id);
+    if (!name) {
+      this.names.delete(id);
+      this.embeddedNames.delete(id);
+      this.staleNames.delete(id);
+      this.nameVectors?.remove(id);
+    } else {
+      this.names.set(id, name);
+      if (this.embeddedNames.get(id) === name) this.staleNames.delete(id);
+      else this.staleNames.add(id);
+    }
   }
 
   delete(id: string): void {
     this.texts.delete(id);
     this.embeddedTexts.delete(id);
     this.stale.delete(id);
+    this.names.delete(id);
+    this.embeddedNames.delete(id);
+    this.staleNames.delete(id);
+    this.nameVectors?.remove(id);
     if (this.vectors?.remove(id)) this.vectorsChanged();
   }
 
@@ -76,14 +104,22 @@ export class SemanticStore {
     return this.vectors?.size ?? 0;
   }
 
-  /** Number of items still waiting for a vector. */
+  /** Number of items with a vector of their name. */
+  get nameVectorCount(): number {
+    return this.nameVectors?.size ?? 0;
+  }
+
+  /** Number of items still waiting for a vector (of their text or of their name). */
   get pending(): number {
-    return this.stale.size;
+    if (this.staleNames.size === 0) return this.stale.size;
+    let names = 0;
+    for (const id of this.staleNames) if (!this.stale.has(id)) names++;
+    return this.stale.size + names;
   }
 
   /** Embeds every item that needs it (from the cache where possible). Concurrent calls share one run. */
   async prepare(onProgress?: EmbedProgress): Promise<void> {
-    while (this.stale.size > 0) {
+    while (this.stale.size > 0 || this.staleNames.size > 0) {
       this.preparing ??= this.embedStale(onProgress).finally(() => (this.preparing = undefined));
       await this.preparing;
     }
@@ -154,6 +190,15 @@ export class SemanticStore {
     return places.get(id);
   }
 
+  /**
+   * Similarity of each id's name, embedded on its own, to the closest query sentence; undefined for an id without a
+   * name vector. A tool's name often says its topic in a few words (`news tool`, `research finder`) that its longer
+   * text dilutes; this carries the name's meaning to words the name does not contain.
+   */
+  nameScores(ids: readonly string[], query: QueryVectors): (number | undefined)[] {
+    return this.nameVectors?.maxScores(ids, query) ?? ids.map(() => undefined);
+  }
+
   /** Forgets what was computed from the vectors. */
   private vectorsChanged(): void {
     this.central = { seen: new WeakMap() };
@@ -180,7 +225,12 @@ export class SemanticStore {
   exportVectors(): VectorState | undefined {
     if (!this.vectors || this.vectors.size === 0) return undefined;
     const { ids, vectors } = this.vectors.exportRows();
-    return { embedder: this.embedder!.id, dimensions: this.vectors.dimensions, ids, texts: ids.map((id) => this.embeddedTexts.get(id)!), vectors };
+    const state: VectorState = { embedder: this.embedder!.id, dimensions: this.vectors.dimensions, ids, texts: ids.map((id) => this.embeddedTexts.get(id)!), vectors };
+    if (this.nameVectors && this.nameVectors.size > 0) {
+      const names = this.nameVectors.exportRows();
+      state.names = { ids: names.ids, texts: names.ids.map((id) => this.embeddedNames.get(id)!), vectors: names.vectors };
+    }
+    return state;
   }
 
   /**
@@ -199,22 +249,44 @@ export class SemanticStore {
       this.stale.delete(id);
       taken++;
     });
+    const names = state.names;
+    if (names) {
+      this.nameVectors ??= new VectorIndex(state.dimensions, Math.max(names.ids.length, this.names.size));
+      names.ids.forEach((id, i) => {
+        if (this.names.get(id) !== names.texts[i]) return;
+        this.nameVectors!.set(id, names.vectors.subarray(i * state.dimensions, (i + 1) * state.dimensions));
+        this.embeddedNames.set(id, names.texts[i]);
+        this.staleNames.delete(id);
+      });
+    }
     return taken;
   }
 
   private async embedStale(onProgress?: EmbedProgress): Promise<void> {
     const ids = [...this.stale];
     const texts = ids.map((id) => this.texts.get(id)!);
+    const nameIds = [...this.staleNames];
+    const names = nameIds.map((id) => this.names.get(id)!);
     const embedder = this.getEmbedder();
-    const vectors = await embedder.embedMany(texts, onProgress);
-    this.vectors ??= new VectorIndex(embedder.dimensions, this.texts.size);
-    this.vectorsChanged();
+    // Names and texts in one batch: one pass through the cache and the provider.
+    const vectors = await embedder.embedMany([...texts, ...names], onProgress);
+    if (ids.length > 0) {
+      this.vectors ??= new VectorIndex(embedder.dimensions, this.texts.size);
+      this.vectorsChanged();
+    }
     ids.forEach((id, i) => {
       // Skip items removed or changed while their vectors were being made; a changed one is still stale.
       if (this.texts.get(id) !== texts[i]) return;
       this.vectors!.set(id, vectors[i]);
       this.embeddedTexts.set(id, texts[i]);
       this.stale.delete(id);
+    });
+    if (nameIds.length > 0) this.nameVectors ??= new VectorIndex(embedder.dimensions, this.names.size);
+    nameIds.forEach((id, i) => {
+      if (this.names.get(id) !== names[i]) return;
+      this.nameVectors!.set(id, vectors[texts.length + i]);
+      this.embeddedNames.set(id, names[i]);
+      this.staleNames.delete(id);
     });
   }
 }

@@ -24,13 +24,18 @@ export type ToolTextRecipe = "name-description" | "full";
 /** The text embedded for a tool. */
 export function toolEmbeddingText(tool: Tool, recipe: ToolTextRecipe = "full"): string {
   const texts = toolTexts(tool);
-  const parts = [nameToWords(tool.title ?? tool.name)];
+  const parts = [toolNameText(tool)];
   if (tool.description) parts.push(tool.description.trim());
   if (recipe === "full") {
     if (texts.paramNames) parts.push(`Parameters: ${texts.paramNames.split(" ").map(nameToWords).join(", ")}.`);
     if (texts.paramDescriptions) parts.push(texts.paramDescriptions.replace(/\s+/g, " "));
   }
   return clip(parts.join(". ").replace(/\.\.+/g, "."));
+}
+
+/** The words a tool's name is embedded as on its own (the ranker's `name_cosine`): its title, else its name. */
+export function toolNameText(tool: Tool): string {
+  return clip(nameToWords(tool.title ?? tool.name));
 }
 
 /** The text embedded for a document passage. */

@@ -196,7 +196,9 @@ export function bm25State(header: SnapshotHeader, sections: Record<string, Secti
 /** The header part and sections of saved vectors, with their ids and texts as string lists (`savedVectors` reads them). */
 export function vectorParts(state: VectorState | undefined): { header?: Pick<VectorState, "embedder" | "dimensions">; sections: Record<string, Section> } {
   if (!state) return { sections: {} };
-  return { header: { embedder: state.embedder, dimensions: state.dimensions }, sections: { vectors: state.vectors, vectorIds: state.ids, vectorTexts: state.texts } };
+  const sections: Record<string, Section> = { vectors: state.vectors, vectorIds: state.ids, vectorTexts: state.texts };
+  if (state.names) Object.assign(sections, { nameVectors: state.names.vectors, nameVectorIds: state.names.ids, nameVectorTexts: state.names.texts });
+  return { header: { embedder: state.embedder, dimensions: state.dimensions }, sections };
 }
 
 /** The vectors an index snapshot holds (ids and texts in the header or, from `vectorParts`, in sections), or undefined. */
@@ -204,7 +206,11 @@ export function savedVectors(header: SnapshotHeader, sections: Record<string, Se
   const vectors = header.vectors as Omit<VectorState, "vectors"> | undefined;
   if (!vectors || !(sections.vectors instanceof Float32Array)) return undefined;
   const listed = sections.vectorIds ? { ids: textSection(sections, "vectorIds").all(), texts: textSection(sections, "vectorTexts").all() } : {};
-  return { ...vectors, ...listed, vectors: sections.vectors };
+  // Name vectors (snapshots written before they existed have none: the names are then embedded on first need).
+  const names = sections.nameVectors instanceof Float32Array && sections.nameVectorIds
+    ? { names: { ids: textSection(sections, "nameVectorIds").all(), texts: textSection(sections, "nameVectorTexts").all(), vectors: sections.nameVectors } }
+    : {};
+  return { ...vectors, ...listed, ...names, vectors: sections.vectors };
 }
 
 /** Refuses a snapshot made with other analysis settings than the loader's. */

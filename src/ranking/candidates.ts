@@ -19,6 +19,8 @@ export interface EvidenceSources {
   cosine?(id: string): number | undefined;
   /** How close an id is to the rest of the catalog, 0–1 (undefined without vectors). */
   centrality?(id: string): number | undefined;
+  /** The cosines of ids' names, each embedded on its own, to the query (undefined without a name vector). */
+  nameCosines?(ids: string[]): (number | undefined)[];
 }
 
 /** The rankings a query got from each engine, best first. */
@@ -55,6 +57,7 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
   const matches = sources.matches(order);
   const outside = order.filter((id) => !lexical.has(id));
   const outsideScores = new Map(sources.lexicalScores(outside).map((score, i) => [outside[i], score]));
+  const nameCosines = sources.nameCosines?.(order);
   const candidates = order.map((id, at): CandidateEvidence => {
     const lex = lexical.get(id);
     const den = dense.get(id);
@@ -70,6 +73,7 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
     };
     if (sources.cosine) out.cosine = den?.score ?? lists.cosines?.get(id) ?? sources.cosine(id) ?? 0;
     if (sources.centrality) out.centrality = sources.centrality(id) ?? 0;
+    if (nameCosines) out.nameCosine = nameCosines[at] ?? 0;
     return out;
   });
   return { fields: sources.fields, candidates };

@@ -38,5 +38,6 @@ function evidenceSources(terms: string[], engines: SearchEngines, vector?: Query
       return scores && Math.max(...scores);
     }),
     centrality: vector && ((id) => engines.semantic.centrality(id, engines.accept)),
+    nameCosines: vector && ((ids) => engines.semantic.nameScores(ids, vector)),
   };
 }

@@ -41,8 +41,9 @@ test("vectors survive a restart: the second index calls the provider for the que
   const first = new CountingProvider();
   const a = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(first, { cache: new EmbeddingCache({ path }) }) });
   await a.prepareEmbeddings();
-  // The 10 tools, then the catalog's pseudo-queries for the fusion fit (cached alike).
-  assert.equal(first.seen.length, 10 + (a as unknown as { fusionFitted: { result: { queries: number } } }).fusionFitted.result.queries);
+  // The 10 tools and their 10 names (embedded alone, for the ranker), then the catalog's pseudo-queries for the fusion
+  // fit (cached alike).
+  assert.equal(first.seen.length, 20 + (a as unknown as { fusionFitted: { result: { queries: number } } }).fusionFitted.result.queries);
   await a.embedder.close();
 
   const second = new CountingProvider();
@@ -82,7 +83,7 @@ test("a corrupt cache file is reported, moved aside and rebuilt; search still wo
   assert.ok(cache.available);
   const index = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(new CountingProvider(), { cache }) });
   assert.equal((await top(index, "latest equity prices", "semantic"))[0], "get_stock_price");
-  assert.equal(cache.count(), 10);
+  assert.equal(cache.count(), 20, "10 tool texts and their 10 names");
   cache.close();
 });
 

@@ -99,7 +99,33 @@ describe("ToolIndex snapshots", () => {
     const other = new CountingProvider({ id: "other-model", dimensions: 512, embed: (texts) => useLite.embed(texts) });
     const elsewhere = ToolIndex.fromSnapshot(snapshot, { embedder: uncached(other) });
     await elsewhere.prepareEmbeddings();
-    assert.equal(other.seen.length, built.size);
+    assert.equal(other.seen.length, 2 * built.size, "each tool's text and its name");
+  });
+
+  it("keeps the name vectors: the ranker's evidence of a loaded index is the built one's, a pre-name snapshot's too", async () => {
+    const built = await ToolIndex.fromFile(paths[0], { embedder: uncached(new CountingProvider()) });
+    await built.prepareEmbeddings();
+    const bytes = built.snapshot();
+    const { sections } = decodeSnapshot(bytes, "tools");
+    assert.ok(sections.nameVectors instanceof Float32Array && sections.nameVectorIds, "the snapshot holds the name vectors");
+    const request = "will it rain tomorrow and what is the stock price of Apple";
+    const evidence = async (index: ToolIndex) => (await index.rankerEvidence(request, { engine: "hybrid" }))!.evidence;
+    const expected = await evidence(built);
+    assert.ok(expected.candidates.some((c) => c.nameCosine! > 0));
+    const counting = new CountingProvider();
+    const loaded = ToolIndex.fromSnapshot(bytes, { embedder: uncached(counting) });
+    assert.deepEqual(await evidence(loaded), expected);
+    assert.ok(counting.seen.every((text) => !built.names().some((name) => text === name.replace(/_/g, " "))), "no name re-embedded");
+
+    // A snapshot written before names had vectors: the names are embedded on first need, and answer the same.
+    const older = decodeSnapshot(bytes, "tools");
+    const { format: _format, sections: _table, ...rest } = older.header as Record<string, unknown>;
+    const plain: Record<string, Section> = {};
+    for (const [name, section] of Object.entries(older.sections)) if (!name.startsWith("name")) plain[name] = "all" in section ? section.all() : section;
+    const before = new CountingProvider();
+    const fromOlder = ToolIndex.fromSnapshot(encodeSnapshot(rest as typeof older.header, plain, 3), { embedder: uncached(before) });
+    assert.deepEqual(await evidence(fromOlder), expected);
+    assert.equal(before.seen.filter((text) => built.names().some((name) => text === name.replace(/_/g, " "))).length, built.size);
   });
 
   it("refuses damaged or mismatched snapshots with snapshot_invalid", async () => {

@@ -4,6 +4,7 @@ import { normalizeTools } from "../../src/catalog/load.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { PLAIN_TOOL_BM25 } from "../../src/indexes/tool-index-options.js";
 import { Embedder } from "../../src/embeddings/embedder.js";
+import { querySentences } from "../../src/embeddings/semantic-store.js";
 import { FEATURE_NAMES, featureIndex, featureRows, plainScore, rankFeature } from "../../src/ranking/features.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
 
@@ -126,5 +127,31 @@ describe("ranker features on a hand-made catalog", () => {
     const single = (await hybrid.rankerEvidence("weather forecast in a city", { engine: "hybrid" }))!.evidence;
     for (const row of featureRows(single)) assert.equal(row[featureIndex("split")], 0);
     for (const row of featureRows(await lexical("weather forecast in a city"))) assert.equal(row[featureIndex("centrality")], 0);
+  });
+  it("reads the cosine of the request to each candidate's name embedded on its own, whole and by clause", async () => {
+    const hybrid = new ToolIndex(tools, { bm25: { fit: false }, embedder: new Embedder(new LetterProvider()), ranker: false });
+    const query = "send an email message to my boss and get the latest stock price of a company";
+    const { evidence } = (await hybrid.rankerEvidence(query, { engine: "hybrid" }))!;
+    const own = new Embedder(new LetterProvider());
+    const sentences = await own.embedQueries(querySentences(query));
+    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i], 0);
+    const words: Record<string, string> = { get_weather: "get weather", get_forecast: "get forecast", send_email: "send email", stock_quote: "stock quote" };
+    const rows = featureRows(evidence);
+    assert.ok(evidence.candidates.length > 0);
+    for (const [i, c] of evidence.candidates.entries()) {
+      const [name] = await own.embedMany([words[c.id]]);
+      const expected = Math.max(...sentences.map((s) => dot(name, s)));
+      assert.ok(Math.abs(c.nameCosine! - expected) < 1e-5, `${c.id}: ${c.nameCosine} vs ${expected}`);
+      assert.equal(rows[i][featureIndex("name_cosine")], c.nameCosine);
+      // Not the cosine of the whole tool text: the name alone is a vector of its own.
+      assert.notEqual(c.nameCosine, c.cosine);
+    }
+    // Each clause's name cosine is against that clause alone; part_name_cosine is the best of request and clauses.
+    const clauses = evidence.clauses!.map(featureRows);
+    const email = evidence.candidates.findIndex((c) => c.id === "send_email");
+    const best = Math.max(rows[email][featureIndex("name_cosine")], ...clauses.map((c) => c[email][featureIndex("name_cosine")]));
+    assert.equal(rows[email][featureIndex("part_name_cosine")], best);
+    // The lexical model has no vectors: no name cosine.
+    for (const row of featureRows(await lexical("send an email"))) assert.equal(row[featureIndex("name_cosine")], 0);
   });
 });

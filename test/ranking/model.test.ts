@@ -31,6 +31,19 @@ const embedder = () => new Embedder(new LetterProvider());
 const queries = ["weather in a city", "latest news about a company and chart its share price over the year", "send a message", "stock price"];
 
 describe("ranker model file", () => {
+  it("scores a model written before the name cosine features exactly as before: it reads its features by name", () => {
+    const older: LinearModel = { features: ["bm25f", "cosine", "centrality", "split"], weights: [1.5, 2, -0.5, 0.25] };
+    const row = Float64Array.from(FEATURE_NAMES, (_, i) => (i + 1) / 10);
+    const before = scoreRow(older, row);
+    row[featureIndex("name_cosine")] = 0.9;
+    row[featureIndex("part_name_cosine")] = 0.95;
+    assert.equal(scoreRow(older, row), before);
+    assert.equal(before, 1.5 * row[featureIndex("bm25f")] + 2 * row[featureIndex("cosine")] - 0.5 * row[featureIndex("centrality")] + 0.25 * row[featureIndex("split")]);
+    assert.deepEqual(checkModel({ version: 1, hybrid: older }, "older.json").hybrid, older);
+    // The new features sit at the end, after every feature an older model may name.
+    assert.deepEqual(FEATURE_NAMES.slice(-2), ["name_cosine", "part_name_cosine"]);
+  });
+
   it("loads the shipped model, and every model it ships names known features", () => {
     const shipped = shippedModel();
     assert.equal(shipped.version, 1);

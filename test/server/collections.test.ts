@@ -101,8 +101,9 @@ test("semantic search on a restarted service uses the stored vectors: the provid
     await a.start();
     const weather = a.get("weather").tools!;
     await weather.prepareEmbeddings();
-    // The 8 tools, then the catalog's pseudo-queries for the fusion fit (kept in the snapshot header).
-    assert.equal(first.texts, 8 + (await weather.fusionFit()).fit!.queries);
+    // The 8 tools and their 8 names (embedded alone, for the ranker), then the catalog's pseudo-queries for the fusion
+    // fit (kept in the snapshot header).
+    assert.equal(first.texts, 16 + (await weather.fusionFit()).fit!.queries);
     await a.close();
     const second = new LetterProvider();
     const b = new Collections(store, { embedder: new Embedder(second, { cache: store }), log: () => {} });
