@@ -8,7 +8,7 @@
 import { ToolsearchError } from "../errors.js";
 import { DEFAULT_FUSION, type FusedHit, type FusionInput, type FusionOptions, fuse, fuseParts } from "../engines/fusion.js";
 import type { Ranked } from "../engines/top-k.js";
-import { VectorIndex } from "../engines/vector.js";
+import { ENTRY_BYTES, VectorIndex } from "../engines/vector.js";
 import { splitSentences } from "../text/sentences.js";
 import { Embedder } from "./embedder.js";
 import type { EmbeddingProvider, EmbedProgress } from "./provider.js";
@@ -107,6 +107,25 @@ export class SemanticStore {
   /** Number of items with a vector of their name. */
   get nameVectorCount(): number {
     return this.nameVectors?.size ?? 0;
+  }
+
+  /**
+   * Entries it holds (texts, vectors and name vectors): `memoryBytes` moves with it, so a size counted at another
+   * value is stale (vectors are made lazily, long after an index is built or loaded).
+   */
+  get entries(): number {
+    return this.texts.size + this.vectorCount + this.nameVectorCount;
+  }
+
+  /**
+   * Bytes it holds: its vector indexes (`VectorIndex.memoryBytes`), the texts and names it embeds as UTF-16 with a map
+   * entry each, and a map entry per text and name already embedded (those strings are the same ones).
+   */
+  memoryBytes(): number {
+    let bytes = (this.vectors?.memoryBytes ?? 0) + (this.nameVectors?.memoryBytes ?? 0);
+    for (const text of this.texts.values()) bytes += ENTRY_BYTES + 2 * text.length;
+    for (const name of this.names.values()) bytes += ENTRY_BYTES + 2 * name.length;
+    return bytes + ENTRY_BYTES * (this.embeddedTexts.size + this.embeddedNames.size + this.stale.size + this.staleNames.size);
   }
 
   /** Number of items still waiting for a vector (of their text or of their name). */

@@ -22,6 +22,8 @@ const PAGE = 65536;
 const LANES = 16;
 /** Largest int8 magnitude: symmetric, so −128 is never used. */
 const INT8_MAX = 127;
+/** The heap cost of a map entry with its string's header (ids, texts), as `Bm25fIndex` measures it. */
+export const ENTRY_BYTES = 64;
 /** Absolute slack on every bound, far above the f64 rounding of computing the bound itself. */
 const BOUND_SLACK = 1e-9;
 
@@ -128,6 +130,17 @@ export class VectorIndex {
 
   get size(): number {
     return this.ids.length;
+  }
+
+  /**
+   * Bytes it holds: its memory region (f32 rows, int8 rows and scratch, by byte length, so the room kept for growth
+   * counts), its per-row numbers, and each id's map entry and string as `Bm25fIndex.memoryBytes` counts them.
+   */
+  get memoryBytes(): number {
+    let bytes = this.buffer.byteLength;
+    for (const array of [this.rowScale, this.quantNorm, this.errorNorm, this.upper, this.lower]) bytes += array.byteLength;
+    for (const id of this.ids) bytes += ENTRY_BYTES + 2 * id.length;
+    return bytes;
   }
 
   has(id: string): boolean {

@@ -219,15 +219,24 @@ export class DocumentIndex {
 
   /**
    * Bytes this index holds in memory, roughly: its texts (two bytes per UTF-16 unit; for an index loaded from a
-   * snapshot, the snapshot's bytes its texts are read from, plus the documents read so far) and its BM25 postings and
-   * passage tables (counted per entry). Used to keep a service's loaded collections within a memory budget.
+   * snapshot, the snapshot's bytes its texts are read from, plus the documents read so far), its BM25 postings and
+   * passage tables (counted per entry), and its passages' embedding texts and vectors (`SemanticStore.memoryBytes`;
+   * with USE lite about 2.6 KB per passage). Used to keep a service's loaded collections within a memory budget.
    */
   memoryBytes(): number {
-    let bytes = this.bm25.memoryBytes() + (this.saved?.bodies.retainedBytes ?? 0);
+    let bytes = this.bm25.memoryBytes() + (this.saved?.bodies.retainedBytes ?? 0) + this.semantic.memoryBytes();
     for (const { doc, passages } of this.documents.values()) {
       bytes += (doc ? 2 * (doc.id.length + doc.title.length + doc.body.length) : 0) + 64 + passages.length * 96;
     }
     return bytes;
+  }
+
+  /**
+   * Embedding texts and vectors held (`SemanticStore.entries`): vectors are made on the first dense search, so a
+   * size counted by `memoryBytes` at another value is stale.
+   */
+  get semanticEntries(): number {
+    return this.semantic.entries;
   }
 
   /** Number of documents. */

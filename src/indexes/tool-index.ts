@@ -235,11 +235,21 @@ export class ToolIndex {
 
   /**
    * Bytes this index holds in memory: its BM25 arrays (`Bm25fIndex.memoryBytes`), the snapshot it was loaded from
-   * (kept whole: its sections are read in place), and its materialised tools (`ToolTable.bytes`). Used to keep a
-   * service's loaded collections within a memory budget.
+   * (kept whole: its sections are read in place), its materialised tools (`ToolTable.bytes`), and its embedding texts
+   * and vectors (`SemanticStore.memoryBytes`; with USE lite about 2.6 KB per tool for each of its text and its name).
+   * Used to keep a service's loaded collections within a memory budget.
    */
   memoryBytes(): number {
-    return this.bm25.memoryBytes() + this.tools.bytes + this.snapshotBytes + (this.analyzer.memoryBytes?.() ?? 0);
+    const bytes = this.bm25.memoryBytes() + this.tools.bytes + this.snapshotBytes + (this.analyzer.memoryBytes?.() ?? 0);
+    return bytes + this.semantic.memoryBytes();
+  }
+
+  /**
+   * Embedding texts and vectors held (`SemanticStore.entries`): vectors are made on the first dense search, so a
+   * size counted by `memoryBytes` at another value is stale.
+   */
+  get semanticEntries(): number {
+    return this.semantic.entries;
   }
 
   /** Number of tools. */

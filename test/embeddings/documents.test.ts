@@ -26,3 +26,15 @@ test("documents: semantic and hybrid search find passages by meaning, with snipp
   assert.ok(!(await index.search("refund for a broken item", { engine: "semantic", limit: 3 })).some((h) => h.id === "refunds"));
   assert.equal(provider.seen.length - before, 2, "the replaced passage and the query, nothing else");
 });
+
+test("documents: memoryBytes counts the passage vectors once they are made", async () => {
+  const provider = new CountingProvider();
+  const index = await DocumentIndex.fromDocuments(DOCS, { embedder: new Embedder(provider, { cache: new EmbeddingCache({ path: ":memory:" }) }) });
+  const before = index.memoryBytes();
+  const entries = index.semanticEntries;
+  await index.search("refund for a broken item", { engine: "semantic", limit: 1 });
+  assert.ok(index.semanticEntries > entries);
+  const passages = provider.seen.length - 1; // every passage, then the query
+  assert.ok(passages >= DOCS.length);
+  assert.ok(index.memoryBytes() - before >= passages * provider.dimensions * 4);
+});

@@ -125,3 +125,15 @@ test("a request of several sentences finds the tool of each sentence, embedding 
   assert.ok(Math.abs(whole.find((h) => h.name === "get_weather_forecast")!.score - alone[0].score) < 1e-6);
   assert.deepEqual(provider.seen, ["I am flying to Lisbon next week and still need a plane ticket.", "Will it rain there?", "How many euros does a dollar buy?"]);
 });
+
+test("memoryBytes counts the vectors made on the first dense search: at least 4 bytes per dimension of each", async () => {
+  const provider = new CountingProvider();
+  const index = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(provider, { cache: shared }) });
+  const before = index.memoryBytes();
+  const entries = index.semanticEntries;
+  await index.prepareEmbeddings();
+  assert.equal(index.vectorCount, index.size);
+  assert.ok(index.semanticEntries > entries, "the count a service keys its cached size on moves");
+  const grown = index.memoryBytes() - before;
+  assert.ok(grown >= index.vectorCount * provider.dimensions * 4, `${grown} bytes for ${index.vectorCount} vectors of ${provider.dimensions}`);
+});

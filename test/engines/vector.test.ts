@@ -261,6 +261,22 @@ describe("VectorIndex", () => {
     });
   }
 
+  for (const kernel of KERNELS) {
+    it(`counts the bytes it holds: at least 4 per stored value, growing with rows and shrinking with ids (${kernel})`, () => {
+      const next = random(11);
+      const index = new VectorIndex(512, 1, { kernel });
+      const empty = index.memoryBytes;
+      for (let i = 0; i < 100; i++) index.set(`tool_${i}`, vector(next, 512));
+      const full = index.memoryBytes;
+      assert.ok(full - empty >= 100 * 512 * 4, `${full - empty} bytes for 100 rows of 512 f32`);
+      if (index.kernel === "wasm-simd") assert.ok(full - empty >= 100 * 512 * 5, "the int8 copy of each row is counted too");
+      index.set("tool_0", vector(next, 512));
+      assert.equal(index.memoryBytes, full, "a replaced row takes no more room");
+      index.remove("tool_99");
+      assert.ok(index.memoryBytes < full, "a removed id's entry is no longer counted");
+    });
+  }
+
   it("the JS fallback ranks like the WebAssembly kernel", () => {
     const next = random(2024);
     for (const dimensions of [7, 384, 512]) {

@@ -155,9 +155,18 @@ export class ResidentSet {
   }
 }
 
-/** Bytes a collection's index holds (`memoryBytes`), counted once after each change. */
+/**
+ * Bytes a collection's index holds (`memoryBytes`), counted once after each change, and again when its embedding
+ * texts or vectors have come or gone since: those are made by its first dense search, after the count may be taken.
+ */
 export function bytesOf(collection: LoadedCollection | undefined): number {
   if (!collection) return 0;
-  collection.bytes ??= collection.docs?.memoryBytes() ?? collection.tools?.memoryBytes() ?? 0;
+  const index = collection.docs ?? collection.tools;
+  const entries = index?.semanticEntries ?? 0;
+  // A size given without the count it was taken at (no index behind it) stays as given.
+  if (collection.bytes === undefined || (collection.bytesAt ?? 0) !== entries) {
+    collection.bytes = index?.memoryBytes() ?? 0;
+    collection.bytesAt = entries;
+  }
   return collection.bytes;
 }

@@ -75,6 +75,8 @@ export interface LoadedCollection {
   storedSize: number;
   /** Bytes its index holds (`memoryBytes`), undefined until counted again after a change. */
   bytes?: number;
+  /** The index's `semanticEntries` when `bytes` was counted: vectors made since make the count stale. */
+  bytesAt?: number;
 }
 
 /** A collection about to be filled from the store (`loaded`, no index yet). */

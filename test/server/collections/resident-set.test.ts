@@ -1,9 +1,13 @@
 /** What a replica knows and holds: records and loaded collections, LRU under the budget, pins and busy ones; no store. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { Embedder } from "../../../src/embeddings/embedder.js";
+import { EmbeddingCache } from "../../../src/embeddings/cache.js";
+import { ToolIndex } from "../../../src/indexes/tool-index.js";
 import { ResidentSet } from "../../../src/server/collections/resident-set.js";
 import type { LoadedCollection } from "../../../src/server/collections/types.js";
 import type { CollectionRecord } from "../../../src/store/types.js";
+import { CountingProvider, FIXTURE_TOOLS } from "../../embeddings/helpers.js";
 
 const record = (name: string, size = 1): CollectionRecord => ({ name, kind: "tools", version: 1, updatedAt: "2026-01-01T00:00:00.000Z", config: {}, size });
 /** A loaded collection whose index counts `bytes` (set as counted, so no index is needed). */
@@ -99,4 +103,17 @@ test("the bytes of a collection are counted once from its index and again after 
   collection.bytes = undefined; // what applying a change does
   assert.equal(residents.loadedBytes, 64);
   assert.equal(counted, 2);
+});
+
+test("a collection's size is counted again once its first dense search has made vectors, with no change applied", async () => {
+  const provider = new CountingProvider();
+  const tools = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(provider, { cache: new EmbeddingCache({ path: ":memory:" }) }) });
+  const residents = new ResidentSet(1);
+  residents.know(record("a"));
+  residents.hold({ ...held("a", 0), bytes: undefined, tools });
+  const lexical = residents.loadedBytes;
+  assert.equal(residents.loadedBytes, lexical, "counted once");
+  await tools.search("will it rain tomorrow", { engine: "semantic", limit: 1 });
+  assert.ok(residents.loadedBytes - lexical >= tools.vectorCount * provider.dimensions * 4, "the vectors weigh on the budget");
+  assert.equal(residents.overBudget(held("b", 0)), residents.loadedBytes);
 });
