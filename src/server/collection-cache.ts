@@ -8,7 +8,7 @@
  * the budget is served, never refused; the caller logs it.
  *
  * Sizes are what the indexes say they hold (`ToolIndex.memoryBytes`, `DocumentIndex.memoryBytes`): counted from
- * their entries and texts, not guessed per tool.
+ * their entries, texts and embedding vectors, not guessed per tool.
  *
  * @example
  * const cache = new CollectionCache(64 * 2 ** 20);
