@@ -8,7 +8,8 @@
 import { ToolsearchError } from "../errors.js";
 import { DEFAULT_FUSION, type FusedHit, type FusionInput, type FusionOptions, fuse, fuseParts } from "../engines/fusion.js";
 import type { Ranked } from "../engines/top-k.js";
-import { ENTRY_BYTES, VectorIndex } from "../engines/vector.js";
+import { ENTRY_BYTES } from "../engines/heap-cost.js";
+import { VectorIndex } from "../engines/vector.js";
 import { splitSentences } from "../text/sentences.js";
 import { Embedder } from "./embedder.js";
 import type { EmbeddingProvider, EmbedProgress } from "./provider.js";

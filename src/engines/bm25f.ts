@@ -27,6 +27,7 @@ import { type Bm25fState, exportLists, importState } from "./bm25f-state.js";
 import { exactScores, type TermMatches, termMatches } from "./bm25f-evidence.js";
 import { type Bm25fSubset, makeSubset, subsetList } from "./bm25f-subset.js";
 import { TermDictionary } from "./bm25f-terms.js";
+import { ENTRY_BYTES } from "./heap-cost.js";
 import type { Ranked } from "./top-k.js";
 
 export type { FieldOptions } from "./bm25f-scoring.js";
@@ -361,8 +362,6 @@ export class Bm25fIndex implements Lists {
   }
 }
 
-/** The measured heap cost of a map entry with its string's header (ids, terms). */
-const ENTRY_BYTES = 64;
 /**
  * The measured heap cost of a term in the typo vocabulary (its map entry and array slots): 60 loaded 150-tool indexes
  * (896 terms each) grew by 72.8 KB each when their vocabulary was first made.

@@ -1,5 +1,6 @@
 /** Exact nearest-neighbour search over unit vectors; see `VectorIndex`. */
 import { normalize } from "../embeddings/provider.js";
+import { ENTRY_BYTES } from "./heap-cost.js";
 import { type Ranked, topK } from "./top-k.js";
 import { VECTOR_KERNEL_BASE64 } from "./vector-kernel.js";
 
@@ -22,8 +23,6 @@ const PAGE = 65536;
 const LANES = 16;
 /** Largest int8 magnitude: symmetric, so −128 is never used. */
 const INT8_MAX = 127;
-/** The heap cost of a map entry with its string's header (ids, texts), as `Bm25fIndex` measures it. */
-export const ENTRY_BYTES = 64;
 /** Absolute slack on every bound, far above the f64 rounding of computing the bound itself. */
 const BOUND_SLACK = 1e-9;
 

@@ -4,6 +4,7 @@
  * loaded collection costs its bytes plus one name per tool, not a tree of objects per tool.
  */
 import type { Tool } from "../catalog/tool.js";
+import { ENTRY_BYTES } from "../engines/heap-cost.js";
 import type { TextList } from "./snapshot.js";
 
 /** A tool as a snapshot keeps it, without its name: a tuple, with the schema only when it is not the definition's own. */
@@ -96,5 +97,3 @@ function toolBytes(tool: Tool): number {
   return bytes;
 }
 
-/** The heap cost of a map entry with its name string's header. */
-const ENTRY_BYTES = 64;
