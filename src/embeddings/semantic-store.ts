@@ -39,17 +39,91 @@ export const HYBRID_CANDIDATES = 50;
  */
 export type QueryVectors = readonly Float32Array[];
 
+/** Saved vectors of one kind of text, with the text each was made from. */
+type SavedRows = NonNullable<VectorState["names"]>;
+
+/**
+ * One kind of text the store embeds per item (its text, or a tool's name alone): which text each id has, which ids
+ * still need a vector for it, and the vectors made, each with the text it was made from.
+ */
+class EmbeddedTexts {
+  vectors: VectorIndex | undefined;
+  readonly texts = new Map<string, string>();
+  readonly stale = new Set<string>();
+  private readonly embedded = new Map<string, string>();
+
+  /** Records `id`'s text; it needs a (new) vector unless it is the text already embedded. */
+  set(id: string, text: string): void {
+    this.texts.set(id, text);
+    if (this.embedded.get(id) === text) this.stale.delete(id);
+    else this.stale.add(id);
+  }
+
+  /** Forgets `id`; true when it had a vector. */
+  delete(id: string): boolean {
+    this.texts.delete(id);
+    this.embedded.delete(id);
+    this.stale.delete(id);
+    return this.vectors?.remove(id) ?? false;
+  }
+
+  /** The ids waiting for a vector, and their texts as they are now. */
+  pendingTexts(): { ids: string[]; texts: string[] } {
+    const ids = [...this.stale];
+    return { ids, texts: ids.map((id) => this.texts.get(id)!) };
+  }
+
+  /** The index the vectors go into, made on first need with room for `rows`. */
+  reserve(dimensions: number, rows: number): VectorIndex {
+    return (this.vectors ??= new VectorIndex(dimensions, rows));
+  }
+
+  /**
+   * Keeps `vector`, made from `text`, as `id`'s (after `reserve`), unless the id was removed or its text changed
+   * while the vector was being made (a changed one stays stale); true when kept.
+   */
+  take(id: string, text: string, vector: Float32Array): boolean {
+    if (this.texts.get(id) !== text) return false;
+    this.vectors!.set(id, vector);
+    this.embedded.set(id, text);
+    this.stale.delete(id);
+    return true;
+  }
+
+  /** Takes the saved vectors whose id still has the text they were made from; returns how many. */
+  import(saved: SavedRows, dimensions: number): number {
+    this.reserve(dimensions, Math.max(saved.ids.length, this.texts.size));
+    let taken = 0;
+    saved.ids.forEach((id, i) => {
+      if (this.take(id, saved.texts[i], saved.vectors.subarray(i * dimensions, (i + 1) * dimensions))) taken++;
+    });
+    return taken;
+  }
+
+  /** The vectors made, with the text each was made from; undefined when there are none. */
+  export(): SavedRows | undefined {
+    if (!this.vectors || this.vectors.size === 0) return undefined;
+    const { ids, vectors } = this.vectors.exportRows();
+    return { ids, texts: ids.map((id) => this.embedded.get(id)!), vectors };
+  }
+
+  /**
+   * Bytes it holds: its vector index (`VectorIndex.memoryBytes`), the texts as UTF-16 with a map entry each, and a map
+   * entry per text embedded or waiting (those strings are the same ones).
+   */
+  memoryBytes(): number {
+    let bytes = this.vectors?.memoryBytes ?? 0;
+    for (const text of this.texts.values()) bytes += ENTRY_BYTES + 2 * text.length;
+    return bytes + ENTRY_BYTES * (this.embedded.size + this.stale.size);
+  }
+}
+
 export class SemanticStore {
   private embedder: Embedder | undefined;
-  private vectors: VectorIndex | undefined;
-  private readonly texts = new Map<string, string>();
-  private readonly embeddedTexts = new Map<string, string>();
-  private readonly stale = new Set<string>();
-  /** The same for the items' names: a second vector per item, of its name alone. */
-  private nameVectors: VectorIndex | undefined;
-  private readonly names = new Map<string, string>();
-  private readonly embeddedNames = new Map<string, string>();
-  private readonly staleNames = new Set<string>();
+  /** Each item's text and its vector. */
+  private readonly items = new EmbeddedTexts();
+  /** The items' names (a tool's), each embedded on its own: a second vector per item. */
+  private readonly names = new EmbeddedTexts();
   private preparing: Promise<void> | undefined;
   private fusion: FusionOptions;
   /**
@@ -74,30 +148,18 @@ export class SemanticStore {
    * dense search unless it is unchanged.
    */
   set(id: string, text: string, name?: string): void {
-    this.texts.set(id, text);
-    if (this.embeddedTexts.get(id) === text) this.stale.delete(id);
-    else this.stale.add(id);
-    if (!name) {
-      this.names.delete(id);
-      this.embeddedNames.delete(id);
-      this.staleNames.delete(id);
-      this.nameVectors?.remove(id);
-    } else {
-      this.names.set(id, name);
-      if (this.embeddedNames.get(id) === name) this.staleNames.delete(id);
-      else this.staleNames.add(id);
-    }
+    this.items.set(id, text);
+    if (name) this.names.set(id, name);
+    else this.names.delete(id);
   }
 
   delete(id: string): void {
-    this.texts.delete(id);
-    this.embeddedTexts.delete(id);
-    this.stale.delete(id);
     this.names.delete(id);
-    this.embeddedNames.delete(id);
-    this.staleNames.delete(id);
-    this.nameVectors?.remove(id);
-    if (this.vectors?.remove(id)) this.vectorsChanged();
+    if (this.items.delete(id)) this.vectorsChanged();
+  }
+
+  private get vectors(): VectorIndex | undefined {
+    return this.items.vectors;
   }
 
   /** Number of items with a vector. */
@@ -107,7 +169,7 @@ export class SemanticStore {
 
   /** Number of items with a vector of their name. */
   get nameVectorCount(): number {
-    return this.nameVectors?.size ?? 0;
+    return this.names.vectors?.size ?? 0;
   }
 
   /**
@@ -115,31 +177,25 @@ export class SemanticStore {
    * value is stale (vectors are made lazily, long after an index is built or loaded).
    */
   get entries(): number {
-    return this.texts.size + this.vectorCount + this.nameVectorCount;
+    return this.items.texts.size + this.vectorCount + this.nameVectorCount;
   }
 
-  /**
-   * Bytes it holds: its vector indexes (`VectorIndex.memoryBytes`), the texts and names it embeds as UTF-16 with a map
-   * entry each, and a map entry per text and name already embedded (those strings are the same ones).
-   */
+  /** Bytes it holds: the texts and names it embeds and their vectors (`EmbeddedTexts.memoryBytes`). */
   memoryBytes(): number {
-    let bytes = (this.vectors?.memoryBytes ?? 0) + (this.nameVectors?.memoryBytes ?? 0);
-    for (const text of this.texts.values()) bytes += ENTRY_BYTES + 2 * text.length;
-    for (const name of this.names.values()) bytes += ENTRY_BYTES + 2 * name.length;
-    return bytes + ENTRY_BYTES * (this.embeddedTexts.size + this.embeddedNames.size + this.stale.size + this.staleNames.size);
+    return this.items.memoryBytes() + this.names.memoryBytes();
   }
 
   /** Number of items still waiting for a vector (of their text or of their name). */
   get pending(): number {
-    if (this.staleNames.size === 0) return this.stale.size;
+    const { stale } = this.items;
     let names = 0;
-    for (const id of this.staleNames) if (!this.stale.has(id)) names++;
-    return this.stale.size + names;
+    for (const id of this.names.stale) if (!stale.has(id)) names++;
+    return stale.size + names;
   }
 
   /** Embeds every item that needs it (from the cache where possible). Concurrent calls share one run. */
   async prepare(onProgress?: EmbedProgress): Promise<void> {
-    while (this.stale.size > 0 || this.staleNames.size > 0) {
+    while (this.items.stale.size > 0 || this.names.stale.size > 0) {
       this.preparing ??= this.embedStale(onProgress).finally(() => (this.preparing = undefined));
       await this.preparing;
     }
@@ -216,7 +272,7 @@ export class SemanticStore {
    * text dilutes; this carries the name's meaning to words the name does not contain.
    */
   nameScores(ids: readonly string[], query: QueryVectors): (number | undefined)[] {
-    return this.nameVectors?.maxScores(ids, query) ?? ids.map(() => undefined);
+    return this.names.vectors?.maxScores(ids, query) ?? ids.map(() => undefined);
   }
 
   /** Forgets what was computed from the vectors. */
@@ -243,13 +299,11 @@ export class SemanticStore {
 
   /** The vectors made so far, or undefined when there are none. */
   exportVectors(): VectorState | undefined {
-    if (!this.vectors || this.vectors.size === 0) return undefined;
-    const { ids, vectors } = this.vectors.exportRows();
-    const state: VectorState = { embedder: this.embedder!.id, dimensions: this.vectors.dimensions, ids, texts: ids.map((id) => this.embeddedTexts.get(id)!), vectors };
-    if (this.nameVectors && this.nameVectors.size > 0) {
-      const names = this.nameVectors.exportRows();
-      state.names = { ids: names.ids, texts: names.ids.map((id) => this.embeddedNames.get(id)!), vectors: names.vectors };
-    }
+    const items = this.items.export();
+    if (!items) return undefined;
+    const state: VectorState = { embedder: this.embedder!.id, dimensions: this.vectors!.dimensions, ...items };
+    const names = this.names.export();
+    if (names) state.names = names;
     return state;
   }
 
@@ -259,55 +313,25 @@ export class SemanticStore {
    */
   importVectors(state: VectorState): number {
     if (state.embedder !== (this.embedder?.id ?? USE_LITE_ID)) return 0;
-    this.vectors ??= new VectorIndex(state.dimensions, Math.max(state.ids.length, this.texts.size));
-    let taken = 0;
     this.vectorsChanged();
-    state.ids.forEach((id, i) => {
-      if (this.texts.get(id) !== state.texts[i]) return;
-      this.vectors!.set(id, state.vectors.subarray(i * state.dimensions, (i + 1) * state.dimensions));
-      this.embeddedTexts.set(id, state.texts[i]);
-      this.stale.delete(id);
-      taken++;
-    });
-    const names = state.names;
-    if (names) {
-      this.nameVectors ??= new VectorIndex(state.dimensions, Math.max(names.ids.length, this.names.size));
-      names.ids.forEach((id, i) => {
-        if (this.names.get(id) !== names.texts[i]) return;
-        this.nameVectors!.set(id, names.vectors.subarray(i * state.dimensions, (i + 1) * state.dimensions));
-        this.embeddedNames.set(id, names.texts[i]);
-        this.staleNames.delete(id);
-      });
-    }
+    const taken = this.items.import(state, state.dimensions);
+    if (state.names) this.names.import(state.names, state.dimensions);
     return taken;
   }
 
   private async embedStale(onProgress?: EmbedProgress): Promise<void> {
-    const ids = [...this.stale];
-    const texts = ids.map((id) => this.texts.get(id)!);
-    const nameIds = [...this.staleNames];
-    const names = nameIds.map((id) => this.names.get(id)!);
+    const items = this.items.pendingTexts();
+    const names = this.names.pendingTexts();
     const embedder = this.getEmbedder();
     // Names and texts in one batch: one pass through the cache and the provider.
-    const vectors = await embedder.embedMany([...texts, ...names], onProgress);
-    if (ids.length > 0) {
-      this.vectors ??= new VectorIndex(embedder.dimensions, this.texts.size);
+    const vectors = await embedder.embedMany([...items.texts, ...names.texts], onProgress);
+    if (items.ids.length > 0) {
+      this.items.reserve(embedder.dimensions, this.items.texts.size);
       this.vectorsChanged();
     }
-    ids.forEach((id, i) => {
-      // Skip items removed or changed while their vectors were being made; a changed one is still stale.
-      if (this.texts.get(id) !== texts[i]) return;
-      this.vectors!.set(id, vectors[i]);
-      this.embeddedTexts.set(id, texts[i]);
-      this.stale.delete(id);
-    });
-    if (nameIds.length > 0) this.nameVectors ??= new VectorIndex(embedder.dimensions, this.names.size);
-    nameIds.forEach((id, i) => {
-      if (this.names.get(id) !== names[i]) return;
-      this.nameVectors!.set(id, vectors[texts.length + i]);
-      this.embeddedNames.set(id, names[i]);
-      this.staleNames.delete(id);
-    });
+    items.ids.forEach((id, i) => this.items.take(id, items.texts[i], vectors[i]));
+    if (names.ids.length > 0) this.names.reserve(embedder.dimensions, this.names.texts.size);
+    names.ids.forEach((id, i) => this.names.take(id, names.texts[i], vectors[items.texts.length + i]));
   }
 }
 
