@@ -44,7 +44,20 @@
  * - `floor 1/df + query words once`: a word the query repeats counted once (k3 = 0);
  * - `floor 1/df + weights over the word's fields`: the field weights divided by the largest weight among the fields
  *   the word occurs in anywhere in the catalog.
+ * Fourth round (issue 36; docs/relevance.md, "Fourth round"), each the presence floor with one thing changed (`plain + …`:
+ * plain BM25 with the same change):
+ * - `floor + no digit joins`: the catalog and the queries analyzed without the joined form of an identifier made only
+ *   of digits (`48.8567` → 48, 8567, and no `488567`): an index change;
+ * - `floor + exact terms only`: no typo expansion of query words the catalog does not have;
+ * - `floor + request words stopped` and its longer lists (`more request words`, `request words and 6`, `… and 4`,
+ *   `request words and WORD`, `more request words but WORD`): words of request phrasing dropped from queries only;
+ *   `--query-stop=FILE` adds the same with a published list read from FILE (`floor + query stop file`);
+ * - `floor × idf / max idf`, `floor × √(idf / max idf)`: each query word's score times its idf's share of the largest
+ *   (common words, request phrasing among them, count less, without a list);
+ * - `floor × category idf / max`: the same with an idf over categories (each category one document);
+ * - `floor + RM3`: pseudo-relevance feedback (RM3 with Anserini's defaults) before the final ranking.
  */
+import { readFileSync } from "node:fs";
 import { loadCatalogFile } from "../src/catalog/load.js";
 import { Bm25fIndex } from "../src/engines/bm25f.js";
 import { FieldPacking } from "../src/engines/bm25f-postings.js";
@@ -54,7 +67,8 @@ import { loadQueries } from "../src/eval/queries.js";
 import { TOOL_FIELDS, toolTexts } from "../src/indexes/tool-fields.js";
 import { DEFAULT_TOOL_BM25 } from "../src/indexes/tool-index-options.js";
 import { pseudoQueries } from "../src/indexes/catalog-fit.js";
-import { createAnalyzer } from "../src/text/analyzer.js";
+import { type Analyzer, createAnalyzer } from "../src/text/analyzer.js";
+import type { Token } from "../src/text/token.js";
 import { ChunkTerms } from "../src/text/chunk-terms.js";
 import { ENGLISH_STOPWORDS } from "../src/text/filters/stopwords.js";
 import { chunkTexts } from "../src/text/filters/tokenize.js";
@@ -90,13 +104,16 @@ interface Catalog {
   avgTotalWords: number;
   /** Per field, the length of the field a random occurrence of a word is in: Σ len² / Σ len over the tools. */
   avgByWord: number[];
+  /** Each slot's category as a number (-1 without one), and how many categories the catalog has. */
+  categories: Int32Array;
+  categoryCount: number;
 }
 
 /**
  * One term's evidence in one tool: its idf, its raw frequency per field, and over the catalog how many tools have it
  * in each field and how often it occurs in each field.
  */
-type Score = (idf: number, slot: number, tf: number[], fieldDf: number[], fieldCf: number[], df: number) => number;
+type Score = (idf: number, slot: number, tf: number[], fieldDf: number[], fieldCf: number[], df: number, categoryDf?: number) => number;
 interface Variant {
   name: string;
   fuzzy?: boolean;
@@ -104,6 +121,12 @@ interface Variant {
   coord?: boolean;
   /** Each distinct query word counted once, however often the query repeats it (BM25's k3 = 0). */
   queryOnce?: boolean;
+  /** Pseudo-relevance feedback (RM3) before the final ranking: feedback tools, expansion terms, original query's weight. */
+  rm3?: { docs: number; terms: number; original: number };
+  /** The catalog and queries analyzed otherwise (an index change: `ANALYSES`). */
+  analysis?: keyof typeof ANALYSES;
+  /** Query terms dropped before scoring (a stop list for queries only). */
+  queryStop?: ReadonlySet<string>;
   make(c: Catalog): Score;
 }
 
@@ -222,6 +245,67 @@ const prmsTimesDefaults = (c: Catalog, fieldCf: number[]) => {
   const sum = p.reduce((a, b) => a + b, 0) || 1;
   return p.map((x) => (2 * x) / sum);
 };
+/**
+ * Words of request phrasing ("I need…", "please help me know…") as the analyzer stems them, not in the English stop
+ * list: dropped from queries only (tools keep them), a small list and a longer one with words that also name things
+ * tools do (`provide`, `find`, `use`, `information`).
+ */
+const REQUEST_WORDS: ReadonlySet<string> = new Set(["need", "want", "pleas", "help", "know", "tell", "look", "give", "let"]);
+const MORE_REQUEST_WORDS_ONLY = ["provid", "find", "use", "like", "interest", "specif", "inform", "detail"];
+const MORE_REQUEST_WORDS: ReadonlySet<string> = new Set([...REQUEST_WORDS, ...MORE_REQUEST_WORDS_ONLY]);
+/**
+ * The longer list without `find` and `detail` (which name what tools do: `find_*`, `get_details`); then also without `use`,
+ * then without `use` and `inform` (lists picked after measuring each word on every set: see docs/relevance.md).
+ */
+const REQUEST_WORDS_AND_6: ReadonlySet<string> = new Set([...REQUEST_WORDS, "provid", "like", "interest", "specif", "use", "inform"]);
+const REQUEST_WORDS_AND_5: ReadonlySet<string> = new Set([...REQUEST_WORDS, "provid", "like", "interest", "specif", "inform"]);
+const REQUEST_WORDS_AND_4: ReadonlySet<string> = new Set([...REQUEST_WORDS, "provid", "like", "interest", "specif"]);
+/**
+ * `--query-stop=FILE`: a stop list for queries only, a JSON array of words or an object of such arrays keyed by language
+ * (its `en`), as the analyzer stems them (a published list such as stopwords-iso's English one).
+ */
+const QUERY_STOP_FILE = process.argv.find((a) => a.startsWith("--query-stop="))?.slice(13);
+function queryStopFile(file: string): ReadonlySet<string> {
+  const json = JSON.parse(readFileSync(file, "utf8")) as string[] | Record<string, string[]>;
+  const words = Array.isArray(json) ? json : json.en;
+  const stem = createAnalyzer({ stopwords: false });
+  return new Set(words.flatMap((w) => stem.analyze(w)));
+}
+/** Anserini's RM3 defaults: 10 feedback documents, 10 expansion terms, the original query weighted 0.5. */
+const ANSERINI_RM3 = { docs: 10, terms: 10, original: 0.5 };
+
+/**
+ * The presence floor with each query word's score times its idf over categories (each category a document) as a share
+ * of the largest: a word that every category's tools use (`provide`, `information`) is boilerplate, one that a few
+ * categories hold is topical. Unchanged in a catalog with fewer than two categories.
+ */
+function categoryWeighted(name: string): Variant {
+  const floor = floorBy(name, (_c, df) => 1 / df);
+  return {
+    name,
+    make: (c) => {
+      const score = floor.make(c);
+      if (c.categoryCount < 2) return score;
+      const top = idfOf(c.categoryCount, 1);
+      return (idf, slot, tf, fieldDf, fieldCf, df, categoryDf) => score(idf, slot, tf, fieldDf, fieldCf, df, categoryDf) * idfOf(c.categoryCount, Math.max(1, categoryDf ?? 1)) / top;
+    },
+  };
+}
+
+/**
+ * The presence floor with each query word's score times its idf's share of the largest idf in the catalog, raised to
+ * `power`: request phrasing (common words) counts less than it does in BM25 without a list of such words.
+ */
+function idfWeighted(name: string, power: number): Variant {
+  const floor = floorBy(name, (_c, df) => 1 / df);
+  return {
+    name,
+    make: (c) => {
+      const score = floor.make(c);
+      return (idf, slot, tf, fieldDf, fieldCf, df) => score(idf, slot, tf, fieldDf, fieldCf, df) * idfShare(c, df) ** power;
+    },
+  };
+}
 const paramDescriptions = (w: number) => WEIGHTS.map((x, f) => (f === PARAM_DESCRIPTIONS ? w : x));
 const VARIANTS: Variant[] = [
   bm25f("fields"),
@@ -256,6 +340,31 @@ const VARIANTS: Variant[] = [
       return WEIGHTS.map((w) => w / top);
     },
   }),
+  // Fourth round (issue 36; docs/relevance.md, "Fourth round"), each the presence floor with one thing changed.
+  { ...floorBy("floor + no digit joins", (_c, df) => 1 / df), analysis: "no digit joins" },
+  { ...plain("plain + no digit joins"), analysis: "no digit joins" },
+  { ...floorBy("floor + exact terms only", (_c, df) => 1 / df), fuzzy: false },
+  { ...floorBy("floor + request words stopped", (_c, df) => 1 / df), queryStop: REQUEST_WORDS },
+  { ...plain("plain + request words stopped"), queryStop: REQUEST_WORDS },
+  { ...floorBy("floor + more request words stopped", (_c, df) => 1 / df), queryStop: MORE_REQUEST_WORDS },
+  { ...plain("plain + more request words stopped"), queryStop: MORE_REQUEST_WORDS },
+  { ...floorBy("floor + request words and 6 stopped", (_c, df) => 1 / df), queryStop: REQUEST_WORDS_AND_6 },
+  { ...plain("plain + request words and 6 stopped"), queryStop: REQUEST_WORDS_AND_6 },
+  { ...floorBy("floor + request words and 5 stopped", (_c, df) => 1 / df), queryStop: REQUEST_WORDS_AND_5 },
+  { ...floorBy("floor + request words and 4 stopped", (_c, df) => 1 / df), queryStop: REQUEST_WORDS_AND_4 },
+  ...MORE_REQUEST_WORDS_ONLY.flatMap((w) => [
+    { ...floorBy(`floor + request words and ${w} stopped`, (_c, df) => 1 / df), queryStop: new Set([...REQUEST_WORDS, w]) },
+    { ...floorBy(`floor + more request words but ${w} stopped`, (_c, df) => 1 / df), queryStop: new Set([...MORE_REQUEST_WORDS].filter((x) => x !== w)) },
+  ]),
+  idfWeighted("floor × idf / max idf", 1),
+  idfWeighted("floor × √(idf / max idf)", 0.5),
+  categoryWeighted("floor × category idf / max"),
+  ...(QUERY_STOP_FILE ? [
+    { ...floorBy("floor + query stop file", (_c: Catalog, df: number) => 1 / df), queryStop: queryStopFile(QUERY_STOP_FILE) },
+    { ...plain("plain + query stop file"), queryStop: queryStopFile(QUERY_STOP_FILE) },
+  ] : []),
+  { ...floorBy("floor + RM3", (_c, df) => 1 / df), rm3: ANSERINI_RM3 },
+  { ...plain("plain + RM3"), rm3: ANSERINI_RM3 },
   bm25f("length ratio ≤ 2", { norm: (b, len, avg) => 1 - b + b * Math.min(2, len / avg) }),
   bm25f("BM25+ δ 0.1", { delta: 0.1 }),
   bm25f("BM25+ δ 0.25", { delta: 0.25 }),
@@ -277,9 +386,15 @@ interface Prepared {
   pseudo: { terms: string[]; relevant: Set<string> }[];
 }
 
-const analyzer = createAnalyzer();
+/** A token filter dropping the joined form of an identifier made only of digits (`48.8567` → 48, 8567, not `488567`). */
+const dropDigitJoins = (tokens: Token[]): Token[] => tokens.filter((t) => !(t.keyword && /^[0-9]+$/.test(t.text)));
+/** The analyses a variant may index and query with (`Variant.analysis`); `default` is the shipped analyzer. */
+const ANALYSES = {
+  default: createAnalyzer(),
+  "no digit joins": createAnalyzer({ filters: [dropDigitJoins] }),
+};
 
-function prepare(catalogFile: string, queriesFile: string, every: number): Prepared {
+function prepare(catalogFile: string, queriesFile: string, every: number, analyzer: Analyzer = ANALYSES.default): Prepared {
   const tools = loadCatalogFile(catalogFile);
   const index = new Bm25fIndex({ k1: DEFAULT_TOOL_BM25.k1, fields: TOOL_FIELDS.map((name) => ({ name, ...DEFAULT_TOOL_BM25.fields[name] })) });
   const joined = new Map<string, number[]>();
@@ -295,7 +410,18 @@ function prepare(catalogFile: string, queriesFile: string, every: number): Prepa
     .map((q) => ({ terms: analyzer.analyze(q.query), relevant: new Set(q.relevant) }));
   const pseudo = pseudoQueries(tools.map((t) => ({ name: t.name, texts: toolTexts(t) })), analyzer)
     .map((q) => ({ terms: analyzer.analyze(q.query), relevant: new Set(q.relevant) }));
-  return { index, catalog: catalogStats(index, joined), queries, pseudo };
+  const catalog = catalogStats(index, joined);
+  const categoryIds = new Map<string, number>();
+  catalog.categories = new Int32Array(index.items.ids.length).fill(-1);
+  const bySlot = new Map(tools.map((t) => [t.name, t.category]));
+  index.items.ids.forEach((id, slot) => {
+    const category = id === undefined ? undefined : bySlot.get(id);
+    if (!category) return;
+    if (!categoryIds.has(category)) categoryIds.set(category, categoryIds.size);
+    catalog.categories[slot] = categoryIds.get(category)!;
+  });
+  catalog.categoryCount = categoryIds.size;
+  return { index, catalog, queries, pseudo };
 }
 
 const chunkTerms = new ChunkTerms(ENGLISH_STOPWORDS, true);
@@ -334,6 +460,8 @@ function catalogStats(index: Bm25fIndex, joined: Map<string, number[]>): Catalog
     }
   });
   return {
+    categories: new Int32Array(0),
+    categoryCount: 0,
     avgByWord: filledLengths.map((xs) => sum(xs.map((x) => x * x)) / Math.max(1, sum(xs)) || 1),
     words,
     avgWords: filledWords.map((w) => w.total / Math.max(1, w.n) || 1),
@@ -378,15 +506,17 @@ function evaluate({ index, catalog, queries }: Pick<Prepared, "index" | "catalog
   const matched = new Map<number, number>();
   let ndcg = 0, recall = 0;
   const perQuery: number[] = [];
-  for (const q of queries) {
-    scores.clear();
-    matched.clear();
-    for (const [t, weight] of queryTerms(index, variant.queryOnce ? [...new Set(q.terms)] : q.terms, fuzzy)) {
+  const seen = new Set<number>();
+  const scoreTerms = (list: [number, number][]): void => {
+    for (const [t, weight] of list) {
       const from = store.start[t], to = from + store.count[t];
       const idf = idfOf(catalog.size, store.count[t]);
       fieldDf.fill(0);
       fieldCf.fill(0);
+      seen.clear();
       for (let i = from; i < to; i++) {
+        const category = catalog.categories[store.slots[i]];
+        if (category >= 0) seen.add(category);
         for (let f = 0; f < F; f++) {
           const n = packing.get(store.tfs[i], f);
           if (n > 0) (fieldDf[f]++, (fieldCf[f] += n));
@@ -394,10 +524,22 @@ function evaluate({ index, catalog, queries }: Pick<Prepared, "index" | "catalog
       }
       for (let i = from; i < to; i++) {
         for (let f = 0; f < F; f++) tf[f] = packing.get(store.tfs[i], f);
-        const s = weight * score(idf, store.slots[i], tf, fieldDf, fieldCf, store.count[t]);
+        const s = weight * score(idf, store.slots[i], tf, fieldDf, fieldCf, store.count[t], seen.size);
         if (s > 0) scores.set(store.slots[i], (scores.get(store.slots[i]) ?? 0) + s);
         if (s > 0 && variant.coord) matched.set(store.slots[i], (matched.get(store.slots[i]) ?? 0) + 1);
       }
+    }
+  };
+  for (const q of queries) {
+    scores.clear();
+    matched.clear();
+    const terms = variant.queryStop ? q.terms.filter((t) => !variant.queryStop!.has(t)) : q.terms;
+    const list = queryTerms(index, variant.queryOnce ? [...new Set(terms)] : terms, fuzzy);
+    scoreTerms(list);
+    if (variant.rm3) {
+      const expanded = rm3(index, list, scores, variant.rm3);
+      scores.clear();
+      scoreTerms(expanded);
     }
     if (variant.coord) {
       const distinct = new Set(q.terms).size;
@@ -410,6 +552,50 @@ function evaluate({ index, catalog, queries }: Pick<Prepared, "index" | "catalog
     recall += recallAt(10, ranked, q.relevant);
   }
   return { ndcg: (100 * ndcg) / queries.length, recall: (100 * recall) / queries.length, perQuery };
+}
+
+/** Each slot's terms with their raw frequency over every field, and its length (for `rm3`), per index. */
+const forwardIndexes = new WeakMap<Bm25fIndex, { terms: Map<number, number>[]; length: number[] }>();
+function forwardIndex(index: Bm25fIndex): { terms: Map<number, number>[]; length: number[] } {
+  let forward = forwardIndexes.get(index);
+  if (forward) return forward;
+  const { store } = index;
+  const packing = new FieldPacking(F);
+  forward = { terms: [], length: [] };
+  for (let t = 0; t < store.terms; t++) {
+    for (let i = store.start[t]; i < store.start[t] + store.count[t]; i++) {
+      let n = 0;
+      for (let f = 0; f < F; f++) n += packing.get(store.tfs[i], f);
+      const slot = store.slots[i];
+      (forward.terms[slot] ??= new Map()).set(t, n);
+      forward.length[slot] = (forward.length[slot] ?? 0) + n;
+    }
+  }
+  forwardIndexes.set(index, forward);
+  return forward;
+}
+
+/**
+ * RM3 (Lavrenko & Croft's relevance model interpolated with the query; Anserini's defaults: 10 feedback documents, 10
+ * terms, the original query at 0.5): P(w | R) = Σ over the top tools of P(w | tool) · their normalized first-pass
+ * score, the top terms (letters only, as Anserini filters) mixed with the query's own term distribution.
+ */
+function rm3(index: Bm25fIndex, list: [number, number][], scores: Map<number, number>, o: { docs: number; terms: number; original: number }): [number, number][] {
+  const forward = forwardIndex(index);
+  const top = [...scores].sort((a, b) => b[1] - a[1]).slice(0, o.docs);
+  const mass = top.reduce((a, [, s]) => a + s, 0) || 1;
+  const relevance = new Map<number, number>();
+  for (const [slot, s] of top) {
+    for (const [t, n] of forward.terms[slot] ?? []) relevance.set(t, (relevance.get(t) ?? 0) + (n / forward.length[slot]) * (s / mass));
+  }
+  const dictionary = (index as unknown as { dictionary: { term(id: number): string } }).dictionary;
+  const expansion = [...relevance].filter(([t]) => /^[a-z]+$/.test(dictionary.term(t))).sort((a, b) => b[1] - a[1]).slice(0, o.terms);
+  const expansionMass = expansion.reduce((a, [, p]) => a + p, 0) || 1;
+  const queryMass = list.reduce((a, [, w]) => a + w, 0) || 1;
+  const weights = new Map<number, number>();
+  for (const [t, w] of list) weights.set(t, (weights.get(t) ?? 0) + (o.original * w) / queryMass);
+  for (const [t, p] of expansion) weights.set(t, (weights.get(t) ?? 0) + ((1 - o.original) * p) / expansionMass);
+  return [...weights];
 }
 
 /**
@@ -439,11 +625,17 @@ for (const arg of args) {
   const [name, paths] = arg.split("=");
   const [catalogFile, queriesFile, every] = paths.split(":");
   const set = prepare(catalogFile, queriesFile, Number(every ?? 1));
+  const others = new Map<string, Prepared>();
+  const analyzed = (v: Variant): Prepared => {
+    if (!v.analysis || v.analysis === "default") return set;
+    if (!others.has(v.analysis)) others.set(v.analysis, prepare(catalogFile, queriesFile, Number(every ?? 1), ANALYSES[v.analysis]));
+    return others.get(v.analysis)!;
+  };
   const plain = evaluate(set, PLAIN);
   const base = fit ? evaluate({ ...set, queries: set.pseudo }, FLOOR, false).perQuery : [];
   const cells = VARIANTS.map((v, i) => {
-    if (fit) return fitGain(set, v, base);
-    const m = evaluate(set, v);
+    if (fit) return fitGain(analyzed(v), v, base);
+    const m = evaluate(analyzed(v), v);
     const margin = Math.min(m.ndcg - plain.ndcg, m.recall - plain.recall);
     if (margin < worst[i].margin) worst[i] = { margin, set: name };
     return `${pct(m)}${margin < -0.5 ? " ✗" : ""}`;
