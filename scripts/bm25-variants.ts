@@ -56,6 +56,7 @@
  *   (common words, request phrasing among them, count less, without a list);
  * - `floor × category idf / max`: the same with an idf over categories (each category one document);
  * - `floor + RM3`: pseudo-relevance feedback (RM3 with Anserini's defaults) before the final ranking.
+ * - `mixed`, `mixed + presence floor`: the catalog fit's `mixed` candidate, without and with the floor.
  */
 import { readFileSync } from "node:fs";
 import { loadCatalogFile } from "../src/catalog/load.js";
@@ -213,6 +214,22 @@ function floorBy(name: string, share: (c: Catalog, df: number) => number, o: Par
 /** A word's idf as a share of the largest idf a word can have in the catalog (one tool has it). */
 const idfShare = (c: Catalog, df: number) => idfOf(c.size, df) / idfOf(c.size, 1);
 
+/**
+ * The catalog fit's `mixed` candidate: the default field weights, k1 0.9, the length normalized over the whole tool
+ * (b 0.4) as plain BM25 does; with `floor`, each match at least 1/df of a plain match of its raw frequency.
+ */
+function mixed(name: string, floor: boolean): Variant {
+  return {
+    name,
+    make: (c) => (idf, slot, tf, _fieldDf, _fieldCf, df) => {
+      let len = 0, x = 0, raw = 0;
+      for (let f = 0; f < F; f++) (len += c.lengths[slot * F + f]), (x += WEIGHTS[f] * tf[f]), (raw += tf[f]);
+      const weighted = idf * saturate(x / ratioNorm(0.4, len, c.avgTotal), 0.9);
+      return floor ? Math.max(weighted, (idf * saturate(raw, 0.9)) / df) : weighted;
+    },
+  };
+}
+
 /** `PLAIN_TOOL_BM25`: one bag of every field, k1 0.9, b 0.4, no typo expansion (lengths in words: `Catalog.words`). */
 function plain(name: string, words = false): Variant {
   return {
@@ -359,6 +376,8 @@ const VARIANTS: Variant[] = [
   idfWeighted("floor × idf / max idf", 1),
   idfWeighted("floor × √(idf / max idf)", 0.5),
   categoryWeighted("floor × category idf / max"),
+  mixed("mixed", false),
+  mixed("mixed + presence floor", true),
   ...(QUERY_STOP_FILE ? [
     { ...floorBy("floor + query stop file", (_c: Catalog, df: number) => 1 / df), queryStop: queryStopFile(QUERY_STOP_FILE) },
     { ...plain("plain + query stop file"), queryStop: queryStopFile(QUERY_STOP_FILE) },
