@@ -33,7 +33,8 @@
  * --pairs: also train on multi-tool requests made from the single-step files of MetaTool, StableToolBench and
  * ToolAlpaca (two queries joined, "A. Also, B", both answers relevant; `src/eval/query-pairs.ts`), each at half its
  * source file's weight (the source keeps the other half) and left out with its catalog. Their features are stored as
- * `<name>-pairs.json` beside the others.
+ * `<name>-pairs.json` beside the others. The coverage weight is chosen on the real files only, unless --pairs-coverage
+ * (see chooseCoverage).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -85,6 +86,7 @@ const { values: args } = parseArgs({
     "tree-base": { type: "string", default: "linear" },
     "tree-step": { type: "string", default: "10" },
     pairs: { type: "boolean", default: false },
+    "pairs-coverage": { type: "boolean", default: false },
   },
 });
 
@@ -423,16 +425,21 @@ const COVERAGE_GRID = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 /**
  * The coverage weight (`coverage.ts`) that ranks the training sets best: the mean of nDCG@10, recall@5 and recall@10
  * over the sets, each set counting by its training weight. Chosen on the training sets only, as the weights are.
+ * Pairs files take no part unless --pairs-coverage: their clauses are split exactly where the two queries were joined,
+ * which real requests are not, so they would overstate what coverage gives; their source files then count by the
+ * weight they had without pairs.
  */
 function chooseCoverage(model: LearnedModel, sets: Sets): number {
-  const usable = sets.filter((s) => !s.spec.lexicalOnly);
-  const total = usable.reduce((sum, s) => sum + s.spec.weight, 0);
+  const usable = sets.filter((s) => !s.spec.lexicalOnly && (args["pairs-coverage"] || !s.spec.pairs));
+  const paired = (spec: SetSpec) => sets.some((t) => t.spec.pairs && t.spec.name === `${spec.name}-pairs`);
+  const weight = (spec: SetSpec) => (args["pairs-coverage"] || !paired(spec) ? spec.weight : spec.weight * 2);
+  const total = usable.reduce((sum, s) => sum + weight(s.spec), 0);
   let best = { weight: 0, value: -Infinity };
   const scored = usable.map(({ queries }) => new Map(queries.map((q) => [q, scoreTables(model, q.hybrid)])));
   for (const coverage of COVERAGE_GRID) {
     const value = usable.reduce((sum, { spec, queries }, s) => {
       const f = measure(queries, (q) => cover(coverage, scored[s].get(q)!));
-      return sum + (spec.weight * (f.ndcg + f.r5 + f.r10)) / 3;
+      return sum + (weight(spec) * (f.ndcg + f.r5 + f.r10)) / 3;
     }, 0) / total;
     if (value > best.value + 1e-9) best = { weight: coverage, value };
   }
