@@ -15,6 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { LabelledQuery } from "../src/eval/queries.js";
+import { pairQueries } from "../src/eval/query-pairs.js";
 
 const { values } = parseArgs({ options: { data: { type: "string", default: "../shared/data" }, out: { type: "string", default: ".bench-out/multi" } } });
 
@@ -34,25 +35,10 @@ function write(variant: string, tools: unknown[], queries: LabelledQuery[]): voi
   console.log(`${variant}: ${tools.length} tools, ${queries.length} queries → ${dir}`);
 }
 
-/** Pairs query i with the first query from i + n/2 on whose answers share none of its own. */
-function pairs(queries: LabelledQuery[]): LabelledQuery[] {
-  const out: LabelledQuery[] = [];
-  queries.forEach((q, i) => {
-    for (let step = 0; step < queries.length; step++) {
-      const other = queries[(i + Math.floor(queries.length / 2) + step) % queries.length];
-      if (other.relevant.some((r) => q.relevant.includes(r))) continue;
-      const first = q.query.trim().replace(/[.!?]*$/, ".");
-      out.push({ id: `${q.id}+${other.id}`, query: `${first} Also, ${other.query.trim()}`, relevant: [...q.relevant, ...other.relevant] });
-      return;
-    }
-  });
-  return out;
-}
-
 for (const [set, every] of [["metatool", 10], ["toolalpaca", 1], ["stabletoolbench", 1]] as const) {
   const tools = JSON.parse(readFileSync(join(values.data!, set, "catalog.json"), "utf8")) as RawTool[];
   const queries = readJsonl<LabelledQuery>(join(values.data!, set, "queries.jsonl")).filter((_, i) => i % every === 0);
-  write(`${set}-pairs`, tools, pairs(queries));
+  write(`${set}-pairs`, tools, pairQueries(queries));
 }
 
 {

@@ -29,6 +29,12 @@
  * MetaTool's 20k queries do not outvote ToolAlpaca's 214; MetaTool's single-tool file is sampled to every 10th query
  * (2,062), as in docs/relevance.md. Leave-one-out leaves out a catalog with everything built from it: `scale` is
  * StableToolBench's queries over StableToolBench plus 9.7k MCP tools, so the two go out together.
+ *
+ * --pairs: also train on multi-tool requests made from the single-step files of MetaTool, StableToolBench and
+ * ToolAlpaca (two queries joined, "A. Also, B", both answers relevant; `src/eval/query-pairs.ts`), each at half its
+ * source file's weight (the source keeps the other half) and left out with its catalog. Their features are stored as
+ * `<name>-pairs.json` beside the others. The coverage weight is chosen on the real files only, unless --pairs-coverage
+ * (see chooseCoverage).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -38,6 +44,7 @@ import { Embedder } from "../src/embeddings/embedder.js";
 import { UseLiteProvider } from "../src/embeddings/use-lite.js";
 import { ndcgAt, recallAt } from "../src/eval/metrics.js";
 import { loadQueries } from "../src/eval/queries.js";
+import { pairQueries } from "../src/eval/query-pairs.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
 import { PLAIN_TOOL_BM25 } from "../src/indexes/tool-index-options.js";
 import { FEATURE_NAMES, type FeatureName, featureRows, LEXICAL_FEATURES } from "../src/ranking/features.js";
@@ -78,6 +85,8 @@ const { values: args } = parseArgs({
     "fixed-trees": { type: "boolean", default: false },
     "tree-base": { type: "string", default: "linear" },
     "tree-step": { type: "string", default: "10" },
+    pairs: { type: "boolean", default: false },
+    "pairs-coverage": { type: "boolean", default: false },
   },
 });
 
@@ -93,9 +102,11 @@ interface SetSpec {
   weight: number;
   /** Measured and trained with BM25 only (its catalog takes too long to embed here); only the lexical model uses it. */
   lexicalOnly?: boolean;
+  /** Its queries are those of `queries` joined two by two into multi-tool requests (`pairQueries`). */
+  pairs?: boolean;
 }
 
-const SETS: SetSpec[] = [
+const SOURCE_SETS: SetSpec[] = [
   { name: "metatool", group: "metatool", catalog: "metatool/catalog.json", queries: "metatool/queries.jsonl", every: 10, weight: 0.5 },
   { name: "metatool-multi", group: "metatool", catalog: "metatool/catalog.json", queries: "metatool/queries-multi.jsonl", weight: 0.5 },
   { name: "stabletoolbench", group: "stabletoolbench", catalog: "stabletoolbench/catalog.json", queries: "stabletoolbench/queries.jsonl", weight: 1 },
@@ -103,6 +114,21 @@ const SETS: SetSpec[] = [
   { name: "toolalpaca", group: "toolalpaca", catalog: "toolalpaca/catalog.json", queries: "toolalpaca/queries.jsonl", weight: 1 },
   { name: "toollens", group: "toollens", catalog: "toollens/catalog.json", queries: "toollens/queries.jsonl", weight: 1 },
 ];
+
+/** The single-step files that `--pairs` joins into multi-tool requests (as `scripts/make-multi-sets.ts` does). */
+const PAIRED = ["metatool", "stabletoolbench", "toolalpaca"];
+
+/**
+ * With `--pairs`, each file of PAIRED also gives `<name>-pairs`: its (sampled) queries joined two by two, so that every
+ * training fold holds multi-tool requests, not only the folds that keep MetaTool's multi-tool file. A pairs file is
+ * made from its source file and shares its weight half and half (the catalog's weight is unchanged, as MetaTool's two
+ * files share theirs), and it leaves out with its catalog.
+ */
+const SETS: SetSpec[] = SOURCE_SETS.flatMap((spec) =>
+  args.pairs && PAIRED.includes(spec.name)
+    ? [{ ...spec, weight: spec.weight / 2 }, { ...spec, name: `${spec.name}-pairs`, weight: spec.weight / 2, pairs: true }]
+    : [spec],
+);
 
 /**
  * The loss over a query's relevant candidates: `any` (−log of the mass on all of them together: one high relevant
@@ -149,6 +175,7 @@ async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]
   if (!spec.lexicalOnly) await index.prepareEmbeddings();
   let queries = loadQueries(join(args.data!, spec.queries), (id) => index.get(id) !== undefined);
   if (spec.every) queries = queries.filter((_, i) => i % spec.every! === 0);
+  if (spec.pairs) queries = pairQueries(queries);
   const out: StoredQuery<number[]>[] = [];
   for (const [i, q] of queries.entries()) {
     const hybrid = spec.lexicalOnly ? { fields: [], candidates: [] } : (await index.rankerEvidence(q.query, { engine: "hybrid" }))!.evidence;
@@ -398,16 +425,21 @@ const COVERAGE_GRID = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 /**
  * The coverage weight (`coverage.ts`) that ranks the training sets best: the mean of nDCG@10, recall@5 and recall@10
  * over the sets, each set counting by its training weight. Chosen on the training sets only, as the weights are.
+ * Pairs files take no part unless --pairs-coverage: their clauses are split exactly where the two queries were joined,
+ * which real requests are not, so they would overstate what coverage gives; their source files then count by the
+ * weight they had without pairs.
  */
 function chooseCoverage(model: LearnedModel, sets: Sets): number {
-  const usable = sets.filter((s) => !s.spec.lexicalOnly);
-  const total = usable.reduce((sum, s) => sum + s.spec.weight, 0);
+  const usable = sets.filter((s) => !s.spec.lexicalOnly && (args["pairs-coverage"] || !s.spec.pairs));
+  const paired = (spec: SetSpec) => sets.some((t) => t.spec.pairs && t.spec.name === `${spec.name}-pairs`);
+  const weight = (spec: SetSpec) => (args["pairs-coverage"] || !paired(spec) ? spec.weight : spec.weight * 2);
+  const total = usable.reduce((sum, s) => sum + weight(s.spec), 0);
   let best = { weight: 0, value: -Infinity };
   const scored = usable.map(({ queries }) => new Map(queries.map((q) => [q, scoreTables(model, q.hybrid)])));
   for (const coverage of COVERAGE_GRID) {
     const value = usable.reduce((sum, { spec, queries }, s) => {
       const f = measure(queries, (q) => cover(coverage, scored[s].get(q)!));
-      return sum + (spec.weight * (f.ndcg + f.r5 + f.r10)) / 3;
+      return sum + (weight(spec) * (f.ndcg + f.r5 + f.r10)) / 3;
     }, 0) / total;
     if (value > best.value + 1e-9) best = { weight: coverage, value };
   }
@@ -484,7 +516,7 @@ async function main(): Promise<void> {
       version: 1,
       trained: {
         by: "scripts/train-ranker.ts --write-model",
-        loss: `${MODEL_KIND === "trees" ? treesTrained() : `${LOSS_WORDS[LOSS]}, L2 ${args.l2}, ${args.steps} Adam steps${CLAUSE_LOSS > 0 ? `, each clause's own loss (any of the task's tools) weighted ${CLAUSE_LOSS}` : ""}`}, every query file weighted equally (MetaTool's two files half each)${ship.includes("hybrid") && !args["no-coverage"] ? "; coverage weight chosen on the same sets" : ""}`,
+        loss: `${MODEL_KIND === "trees" ? treesTrained() : `${LOSS_WORDS[LOSS]}, L2 ${args.l2}, ${args.steps} Adam steps${CLAUSE_LOSS > 0 ? `, each clause's own loss (any of the task's tools) weighted ${CLAUSE_LOSS}` : ""}`}, every query file weighted equally (MetaTool's two files half each${args.pairs ? "; pairs of single-step queries as multi-tool requests, each pairs file half its source file's weight" : ""})${ship.includes("hybrid") && !args["no-coverage"] ? "; coverage weight chosen on the same sets" : ""}`,
         sets: sets.map((s) => `${s.spec.name} (${s.queries.length} queries${s.spec.lexicalOnly ? ", lexical model only" : ""})`),
       },
     };
