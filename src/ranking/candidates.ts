@@ -21,6 +21,8 @@ export interface EvidenceSources {
   centrality?(id: string): number | undefined;
   /** The cosines of ids' names, each embedded on its own, to the query (undefined without a name vector). */
   nameCosines?(ids: string[]): (number | undefined)[];
+  /** The cosines of ids to the query after pseudo-relevance feedback from those same ids (undefined without vectors). */
+  feedbackCosines?(ids: string[]): (number | undefined)[];
 }
 
 /** The rankings a query got from each engine, best first. */
@@ -58,6 +60,7 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
   const outside = order.filter((id) => !lexical.has(id));
   const outsideScores = new Map(sources.lexicalScores(outside).map((score, i) => [outside[i], score]));
   const nameCosines = sources.nameCosines?.(order);
+  const feedbackCosines = sources.feedbackCosines?.(order);
   const candidates = order.map((id, at): CandidateEvidence => {
     const lex = lexical.get(id);
     const den = dense.get(id);
@@ -74,6 +77,7 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
     if (sources.cosine) out.cosine = den?.score ?? lists.cosines?.get(id) ?? sources.cosine(id) ?? 0;
     if (sources.centrality) out.centrality = sources.centrality(id) ?? 0;
     if (nameCosines) out.nameCosine = nameCosines[at] ?? 0;
+    if (feedbackCosines) out.feedbackCosine = feedbackCosines[at] ?? 0;
     return out;
   });
   return { fields: sources.fields, candidates };
