@@ -54,7 +54,6 @@ export const FEATURE_NAMES = [
   "part_bm25f", "part_bm25f_rank", "part_plain", "part_name", "part_description", "part_params", "part_category",
   "part_cover", "part_cover_idf", "part_all_terms", "part_cosine", "part_cosine_gap", "part_dense_rank",
   "centrality", "split", "name_cosine", "part_name_cosine", "prf_cosine", "part_prf_cosine",
-  "prf_gap", "part_prf_gap",
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -69,7 +68,7 @@ const PART_OF = [
   ["part_description", "description"], ["part_params", "params"], ["part_category", "category"],
   ["part_cover", "cover"], ["part_cover_idf", "cover_idf"], ["part_all_terms", "all_terms"],
   ["part_cosine", "cosine"], ["part_cosine_gap", "cosine_gap"], ["part_dense_rank", "dense_rank"],
-  ["part_name_cosine", "name_cosine"], ["part_prf_cosine", "prf_cosine"], ["part_prf_gap", "prf_gap"],
+  ["part_name_cosine", "name_cosine"], ["part_prf_cosine", "prf_cosine"],
 ] as const satisfies readonly (readonly [FeatureName, FeatureName])[];
 
 /** The features a model over BM25 alone may use (no embeddings exist). */
@@ -140,7 +139,6 @@ function requestRows(evidence: QueryEvidence): Float64Array[] {
   const topLexical = Math.max(...candidates.map((c) => c.lexical)) || 1;
   const cosines = candidates.map((c) => c.cosine ?? 0);
   const topCosine = Math.max(...cosines);
-  const topFeedback = Math.max(...candidates.map((c) => c.feedbackCosine ?? 0));
   const groups = fieldGroups(fields);
   const perField = new Float64Array(FIELD_GROUPS.length);
   return candidates.map((c, i) => {
@@ -174,10 +172,7 @@ function requestRows(evidence: QueryEvidence): Float64Array[] {
     row[F.clause] = c.clause ?? 0;
     row[F.centrality] = c.centrality ?? 0;
     row[F.name_cosine] = c.nameCosine ?? 0;
-    if (c.feedbackCosine !== undefined) {
-      row[F.prf_cosine] = c.feedbackCosine;
-      row[F.prf_gap] = c.feedbackCosine - topFeedback;
-    }
+    row[F.prf_cosine] = c.feedbackCosine ?? 0;
     return row;
   });
 }

@@ -111,10 +111,8 @@ export function readsClauses(model: LearnedModel): boolean {
 
 /** Whether a model reads the cosines after pseudo-relevance feedback (search computes them only then). */
 export function readsFeedback(model: LearnedModel): boolean {
-  return featuresRead(model).some((name) => PRF_FEATURES.has(name));
+  return featuresRead(model).some((name) => name === "prf_cosine" || name === "part_prf_cosine");
 }
-
-const PRF_FEATURES = new Set<FeatureName>(["prf_cosine", "part_prf_cosine", "prf_gap", "part_prf_gap"]);
 
 /** The features a model's score depends on: a linear model's list, or those its trees split on. */
 function featuresRead(model: LearnedModel): readonly FeatureName[] {

@@ -42,7 +42,7 @@ describe("ranker model file", () => {
     assert.equal(before, 1.5 * row[featureIndex("bm25f")] + 2 * row[featureIndex("cosine")] - 0.5 * row[featureIndex("centrality")] + 0.25 * row[featureIndex("split")]);
     assert.deepEqual(checkModel({ version: 1, hybrid: older }, "older.json").hybrid, older);
     // The new features sit at the end, after every feature an older model may name.
-    assert.deepEqual(FEATURE_NAMES.slice(-6), ["name_cosine", "part_name_cosine", "prf_cosine", "part_prf_cosine", "prf_gap", "part_prf_gap"]);
+    assert.deepEqual(FEATURE_NAMES.slice(-4), ["name_cosine", "part_name_cosine", "prf_cosine", "part_prf_cosine"]);
   });
 
   it("loads the shipped model, and every model it ships names known features", () => {
@@ -129,7 +129,6 @@ describe("ToolIndex with a learned ranker", () => {
       SemanticStore.prototype.feedbackScores = original;
     }
     assert.equal(readsFeedback({ features: ["cosine", "part_prf_cosine"], weights: [1, 1] }), true);
-    assert.equal(readsFeedback({ features: ["cosine", "prf_gap"], weights: [1, 1] }), true);
     assert.equal(readsFeedback({ features: ["cosine", "part_cosine"], weights: [1, 1] }), false);
   });
 
