@@ -49,6 +49,6 @@ function evidenceSources(terms: string[], engines: SearchEngines, vector: QueryV
     centrality: vector && ((id) => engines.semantic.centrality(id, engines.accept)),
     nameCosines: vector && ((ids) => engines.semantic.nameScores(ids, vector)),
     // The candidates are the caller's (every list was filtered by its visibility): only they feed the feedback.
-    feedbackCosines: vector && feedback ? (ids) => engines.semantic.feedbackScores(ids, vector) : undefined,
+    feedbackCosines: vector && feedback ? (ids, ranked) => engines.semantic.feedbackScores(ids, vector, ranked) : undefined,
   };
 }

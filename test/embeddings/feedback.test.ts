@@ -77,6 +77,22 @@ for (const kernel of ["auto", "js"] as const) {
       close(b, unit(Array.from(second, (x, i) => x + FEEDBACK.weight * unit(tools.far)[i])), "second");
     });
 
+    it("given the first-stage ranking, moves every sentence toward its top tools, however close they are", () => {
+      const vectors = index(tools);
+      const first = unit([1, 0, 0, 0]);
+      const second = unit([0, 0, 0.1, 1]);
+      // "far" ranked first although the first sentence is orthogonal to it: the ranking, not the cosine, chooses.
+      const ranked = ["far", "other", "missing", "general", "narrow"];
+      const mean = vectors.mean(["far", "other", "missing"])!;
+      const moved = expandQuery([first, second], Object.keys(tools), vectors, FEEDBACK, ranked);
+      close(moved[0], unit(Array.from(first, (x, i) => x + FEEDBACK.weight * mean[i])), "first");
+      close(moved[1], unit(Array.from(second, (x, i) => x + FEEDBACK.weight * mean[i])), "second");
+      // One tool ranked: toward it alone; an empty ranking: no feedback.
+      const [one] = expandQuery([first], Object.keys(tools), vectors, FEEDBACK, ["general"]);
+      close(one, unit(Array.from(first, (x, i) => x + FEEDBACK.weight * unit(tools.general)[i])), "one");
+      close(expandQuery([first], Object.keys(tools), vectors, FEEDBACK, [])[0], first, "none");
+    });
+
     it("the mean of the index's unit vectors, skipping ids without one", () => {
       const vectors = index(tools);
       const mean = vectors.mean(["narrow", "missing", "far"])!;
