@@ -12,6 +12,7 @@ import { ENTRY_BYTES } from "../engines/heap-cost.js";
 import { VectorIndex } from "../engines/vector.js";
 import { splitSentences } from "../text/sentences.js";
 import { Embedder } from "./embedder.js";
+import { expandQuery } from "./feedback.js";
 import type { EmbeddingProvider, EmbedProgress } from "./provider.js";
 import { USE_LITE_ID, UseLiteProvider } from "./use-lite.js";
 
@@ -273,6 +274,17 @@ export class SemanticStore {
    */
   nameScores(ids: readonly string[], query: QueryVectors): (number | undefined)[] {
     return this.names.vectors?.maxScores(ids, query) ?? ids.map(() => undefined);
+  }
+
+  /**
+   * Similarity of each of `ids` to the closest query sentence after pseudo-relevance feedback (`expandQuery`): each
+   * sentence moved toward the mean of the top few of `ranked` (the request's first-stage ranking), or without it of
+   * its closest few among `ids`. Pass only ids the caller may see (its search's candidates and ranking); undefined for
+   * an id without a vector.
+   */
+  feedbackScores(ids: readonly string[], query: QueryVectors, ranked?: readonly string[]): (number | undefined)[] {
+    if (!this.vectors) return ids.map(() => undefined);
+    return this.vectors.maxScores(ids, expandQuery(query, ids, this.vectors, undefined, ranked));
   }
 
   /** Forgets what was computed from the vectors. */

@@ -222,6 +222,26 @@ export class VectorIndex {
   }
 
   /**
+   * The mean of the unit vectors of `ids` (those without a vector skipped), or undefined when none has one: the
+   * centroid a query is moved toward by pseudo-relevance feedback (`embeddings/feedback.ts`).
+   */
+  mean(ids: readonly string[]): Float32Array | undefined {
+    const d = this.dimensions;
+    const sum = new Float32Array(d);
+    let count = 0;
+    for (const id of ids) {
+      const slot = this.slots.get(id);
+      if (slot === undefined) continue;
+      const start = this.rowStart(slot);
+      for (let i = 0; i < d; i++) sum[i] += this.f32[start + i];
+      count++;
+    }
+    if (count === 0) return undefined;
+    for (let i = 0; i < d; i++) sum[i] /= count;
+    return sum;
+  }
+
+  /**
    * Each id's centrality: how close it is to the rest of the index, as its place among the rows (0 the farthest from
    * the others, 1 the closest). A row's mean cosine to every row is its dot product with the rows' mean, so this is
    * one pass over the rows and a sort; ties share the lower place. `accept`: only those ids, among themselves.

@@ -21,6 +21,11 @@ export interface EvidenceSources {
   centrality?(id: string): number | undefined;
   /** The cosines of ids' names, each embedded on its own, to the query (undefined without a name vector). */
   nameCosines?(ids: string[]): (number | undefined)[];
+  /**
+   * The cosines of ids to the query after pseudo-relevance feedback (undefined without vectors): from the top of
+   * `ranked` (the first-stage ranking, best first) when given, else from the ids closest to each sentence.
+   */
+  feedbackCosines?(ids: string[], ranked?: string[]): (number | undefined)[];
 }
 
 /** The rankings a query got from each engine, best first. */
@@ -58,6 +63,9 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
   const outside = order.filter((id) => !lexical.has(id));
   const outsideScores = new Map(sources.lexicalScores(outside).map((score, i) => [outside[i], score]));
   const nameCosines = sources.nameCosines?.(order);
+  // Pseudo-relevance feedback from the first-stage ranking's top tools (the unlearned hybrid's), as PRF reads the
+  // first run's top documents: it ranks better than the cosine alone, so its top few are likelier to be on topic.
+  const feedbackCosines = sources.feedbackCosines?.(order, lists.fused?.map((hit) => hit.id));
   const candidates = order.map((id, at): CandidateEvidence => {
     const lex = lexical.get(id);
     const den = dense.get(id);
@@ -74,6 +82,7 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
     if (sources.cosine) out.cosine = den?.score ?? lists.cosines?.get(id) ?? sources.cosine(id) ?? 0;
     if (sources.centrality) out.centrality = sources.centrality(id) ?? 0;
     if (nameCosines) out.nameCosine = nameCosines[at] ?? 0;
+    if (feedbackCosines) out.feedbackCosine = feedbackCosines[at] ?? 0;
     return out;
   });
   return { fields: sources.fields, candidates };

@@ -30,6 +30,11 @@ export interface CandidateEvidence {
   centrality?: number;
   /** Cosine of the closest query sentence to the tool's name embedded on its own (dense evidence only). */
   nameCosine?: number;
+  /**
+   * Cosine of the closest query sentence after pseudo-relevance feedback: each sentence moved toward the mean of its
+   * closest few candidates (dense evidence only; `SemanticStore.feedbackScores`).
+   */
+  feedbackCosine?: number;
 }
 
 /** The evidence of one query: its analyzed words, the index's field names, and every candidate. */
@@ -48,7 +53,7 @@ export const FEATURE_NAMES = [
   "cosine", "cosine_gap", "dense_rank", "fused", "fused_rank", "clause", "long_cosine",
   "part_bm25f", "part_bm25f_rank", "part_plain", "part_name", "part_description", "part_params", "part_category",
   "part_cover", "part_cover_idf", "part_all_terms", "part_cosine", "part_cosine_gap", "part_dense_rank",
-  "centrality", "split", "name_cosine", "part_name_cosine",
+  "centrality", "split", "name_cosine", "part_name_cosine", "prf_cosine", "part_prf_cosine",
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -63,7 +68,7 @@ const PART_OF = [
   ["part_description", "description"], ["part_params", "params"], ["part_category", "category"],
   ["part_cover", "cover"], ["part_cover_idf", "cover_idf"], ["part_all_terms", "all_terms"],
   ["part_cosine", "cosine"], ["part_cosine_gap", "cosine_gap"], ["part_dense_rank", "dense_rank"],
-  ["part_name_cosine", "name_cosine"],
+  ["part_name_cosine", "name_cosine"], ["part_prf_cosine", "prf_cosine"],
 ] as const satisfies readonly (readonly [FeatureName, FeatureName])[];
 
 /** The features a model over BM25 alone may use (no embeddings exist). */
@@ -167,6 +172,7 @@ function requestRows(evidence: QueryEvidence): Float64Array[] {
     row[F.clause] = c.clause ?? 0;
     row[F.centrality] = c.centrality ?? 0;
     row[F.name_cosine] = c.nameCosine ?? 0;
+    row[F.prf_cosine] = c.feedbackCosine ?? 0;
     return row;
   });
 }

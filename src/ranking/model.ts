@@ -106,8 +106,17 @@ export function shippedModel(): RankerModel {
 /** Whether a model reads each clause's evidence: `part_` features or coverage (search gathers it only then). */
 export function readsClauses(model: LearnedModel): boolean {
   if ((model.coverage ?? 0) > 0) return true;
-  const read = model.kind === "trees" && !model.weights ? model.trees.flatMap((tree) => [...treeFeatures(tree)]) : model.features;
-  return read.some((name) => name.startsWith("part_"));
+  return featuresRead(model).some((name) => name.startsWith("part_"));
+}
+
+/** Whether a model reads the cosines after pseudo-relevance feedback (search computes them only then). */
+export function readsFeedback(model: LearnedModel): boolean {
+  return featuresRead(model).some((name) => name === "prf_cosine" || name === "part_prf_cosine");
+}
+
+/** The features a model's score depends on: a linear model's list, or those its trees split on. */
+function featuresRead(model: LearnedModel): readonly FeatureName[] {
+  return model.kind === "trees" && !model.weights ? model.trees.flatMap((tree) => [...treeFeatures(tree)]) : model.features;
 }
 
 /** Each model's feature positions in a row, looked up once per model rather than for every row. */

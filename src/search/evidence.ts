@@ -13,19 +13,28 @@ import { lexicalOf, type SearchEngines } from "./engines.js";
  * Every candidate of `lists` with every engine's evidence about it; `vector` adds the dense evidence (`hybrid`).
  * `byClause`: also what each clause of the request, as a request of its own, says about the same candidates (a tool
  * that serves one step of a task matches that step's words, not the whole request's); a model without `part_`
- * features or coverage does not read it.
+ * features or coverage does not read it. `reads.feedback`: also the cosines after pseudo-relevance feedback, which a
+ * model without `prf_` features does not read.
  */
-export function queryEvidence(terms: string[], lists: ModelLists, engines: SearchEngines, vector?: QueryVectors, byClause = true): QueryEvidence {
-  const evidence = gatherEvidence(evidenceSources(terms, engines, vector), lists);
-  if (lists.parts && byClause) {
+export function queryEvidence(terms: string[], lists: ModelLists, engines: SearchEngines, vector?: QueryVectors, reads: EvidenceReads = ALL): QueryEvidence {
+  const evidence = gatherEvidence(evidenceSources(terms, engines, vector, reads.feedback), lists);
+  if (lists.parts && reads.clauses) {
     const ids = evidence.candidates.map((c) => c.id);
-    evidence.clauses = lists.parts.map((part) => gatherEvidence(evidenceSources(part.terms, engines, part.vector), part.lists, ids));
+    evidence.clauses = lists.parts.map((part) => gatherEvidence(evidenceSources(part.terms, engines, part.vector, reads.feedback), part.lists, ids));
   }
   return evidence;
 }
 
+/** Which optional evidence a model reads (`readsClauses`, `readsFeedback`). */
+export interface EvidenceReads {
+  clauses: boolean;
+  feedback: boolean;
+}
+
+const ALL: EvidenceReads = { clauses: true, feedback: true };
+
 /** How the ranker asks the engines about a candidate missing from their lists. */
-function evidenceSources(terms: string[], engines: SearchEngines, vector?: QueryVectors): EvidenceSources {
+function evidenceSources(terms: string[], engines: SearchEngines, vector: QueryVectors | undefined, feedback: boolean): EvidenceSources {
   const { index, query, fields } = lexicalOf(engines);
   return {
     fields,
@@ -39,5 +48,7 @@ function evidenceSources(terms: string[], engines: SearchEngines, vector?: Query
     }),
     centrality: vector && ((id) => engines.semantic.centrality(id, engines.accept)),
     nameCosines: vector && ((ids) => engines.semantic.nameScores(ids, vector)),
+    // The candidates are the caller's (every list was filtered by its visibility): only they feed the feedback.
+    feedbackCosines: vector && feedback ? (ids, ranked) => engines.semantic.feedbackScores(ids, vector, ranked) : undefined,
   };
 }

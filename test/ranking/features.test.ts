@@ -154,4 +154,36 @@ describe("ranker features on a hand-made catalog", () => {
     // The lexical model has no vectors: no name cosine.
     for (const row of featureRows(await lexical("send an email"))) assert.equal(row[featureIndex("name_cosine")], 0);
   });
+
+  it("reads each candidate's cosine after pseudo-relevance feedback from the candidates the caller sees", async () => {
+    const embedder = () => new Embedder(new LetterProvider());
+    const hidden = normalizeTools([{ name: "weather_report", description: "Weather report and forecast for a city today", input_schema: { type: "object", properties: {} } }]);
+    const everyone = new ToolIndex([...tools, ...hidden], { bm25: { fit: false }, embedder: embedder(), ranker: false });
+    const without = new ToolIndex(tools, { bm25: { fit: false }, embedder: embedder(), ranker: false });
+    const visible = { accept: (name: string) => name !== "weather_report" };
+    const query = "weather forecast for a city";
+    const feedback = async (index: ToolIndex, options = {}) => {
+      const { evidence } = (await index.rankerEvidence(query, { engine: "hybrid", ...options }))!;
+      const rows = featureRows(evidence);
+      evidence.candidates.forEach((c, i) => {
+        assert.equal(rows[i][featureIndex("prf_cosine")], c.feedbackCosine);
+        assert.ok(c.feedbackCosine! > 0 && c.feedbackCosine! <= 1 + 1e-6, c.id);
+      });
+      return new Map(evidence.candidates.map((c) => [c.id, c.feedbackCosine!]));
+    };
+    const seen = await feedback(everyone, { visible });
+    assert.ok(!seen.has("weather_report"));
+    // The hidden tool is not among the caller's candidates and feeds nothing: the same as a catalog without it...
+    const alone = await feedback(without);
+    assert.deepEqual([...seen.keys()].sort(), [...alone.keys()].sort());
+    for (const [id, cosine] of seen) assert.ok(Math.abs(cosine - alone.get(id)!) < 1e-6, id);
+    // ...while a caller who sees it gets other feedback (it is among the closest to the query).
+    const all = await feedback(everyone);
+    assert.ok([...seen].some(([id, cosine]) => Math.abs(cosine - all.get(id)!) > 1e-4));
+    // Not the plain cosine: the query moved.
+    const { evidence } = (await without.rankerEvidence(query, { engine: "hybrid" }))!;
+    assert.ok(evidence.candidates.some((c) => Math.abs(c.feedbackCosine! - c.cosine!) > 1e-4));
+    // The lexical model has no vectors: no feedback.
+    for (const row of featureRows(await lexical("weather forecast"))) assert.equal(row[featureIndex("prf_cosine")], 0);
+  });
 });

@@ -5,10 +5,11 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { normalizeTools } from "../../src/catalog/load.js";
 import { Embedder } from "../../src/embeddings/embedder.js";
+import { SemanticStore } from "../../src/embeddings/semantic-store.js";
 import { ToolsearchError } from "../../src/errors.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { FEATURE_NAMES, featureIndex, LEXICAL_FEATURES } from "../../src/ranking/features.js";
-import { checkModel, contributions, type LinearModel, loadModel, type RankerModel, scoreRow, shippedModel } from "../../src/ranking/model.js";
+import { checkModel, contributions, type LinearModel, loadModel, type RankerModel, readsFeedback, scoreRow, shippedModel } from "../../src/ranking/model.js";
 import { formatExplanation } from "../../src/cli/commands/explain.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
 
@@ -41,7 +42,7 @@ describe("ranker model file", () => {
     assert.equal(before, 1.5 * row[featureIndex("bm25f")] + 2 * row[featureIndex("cosine")] - 0.5 * row[featureIndex("centrality")] + 0.25 * row[featureIndex("split")]);
     assert.deepEqual(checkModel({ version: 1, hybrid: older }, "older.json").hybrid, older);
     // The new features sit at the end, after every feature an older model may name.
-    assert.deepEqual(FEATURE_NAMES.slice(-2), ["name_cosine", "part_name_cosine"]);
+    assert.deepEqual(FEATURE_NAMES.slice(-4), ["name_cosine", "part_name_cosine", "prf_cosine", "part_prf_cosine"]);
   });
 
   it("loads the shipped model, and every model it ships names known features", () => {
@@ -102,6 +103,33 @@ describe("ToolIndex with a learned ranker", () => {
         assert.equal(why.ranker?.score, hits[0].score);
       }
     }
+  });
+
+  it("computes the feedback cosines only for a model that reads them, and ranks by them when it does", async () => {
+    let calls = 0;
+    const original = SemanticStore.prototype.feedbackScores;
+    SemanticStore.prototype.feedbackScores = function (this: SemanticStore, ...args: Parameters<SemanticStore["feedbackScores"]>) {
+      calls++;
+      return original.apply(this, args);
+    };
+    try {
+      const prf = new ToolIndex(tools, { bm25: { fit: false }, embedder: embedder(), ranker: { version: 1, hybrid: { features: ["prf_cosine"], weights: [1] } } });
+      const without = new ToolIndex(tools, { bm25: { fit: false }, embedder: embedder(), ranker: { version: 1, hybrid: { features: ["cosine", "bm25f"], weights: [1, 1] } } });
+      for (const query of queries) {
+        calls = 0;
+        await without.search(query, { engine: "hybrid", limit: 10 });
+        assert.equal(calls, 0, "a model without prf_ features pays nothing for them");
+        const hits = await prf.search(query, { engine: "hybrid", limit: 10 });
+        assert.ok(calls > 0);
+        const { evidence } = (await prf.rankerEvidence(query, { engine: "hybrid" }))!;
+        const byFeedback = [...evidence.candidates].sort((a, b) => b.feedbackCosine! - a.feedbackCosine!);
+        hits.forEach((hit, i) => assert.ok(Math.abs(hit.score - byFeedback[i].feedbackCosine!) < 1e-9, `${query}: ${hit.name}`));
+      }
+    } finally {
+      SemanticStore.prototype.feedbackScores = original;
+    }
+    assert.equal(readsFeedback({ features: ["cosine", "part_prf_cosine"], weights: [1, 1] }), true);
+    assert.equal(readsFeedback({ features: ["cosine", "part_cosine"], weights: [1, 1] }), false);
   });
 
   it("a model of the BM25F share alone keeps bm25's order", () => {
