@@ -318,26 +318,6 @@ export class Bm25fIndex implements Lists {
     return termMatches(this, this.scorer, terms, ids, subset);
   }
 
-  /**
-   * Every term of an id with its frequency over all fields and its idf (among the subset's ids when given): what
-   * pseudo-relevance feedback reads of the tools ranked first. Empty for an id outside the index or the subset. The
-   * first call makes each id's term list in one pass over the postings (kept up to date after, as removal needs).
-   */
-  documentTerms(id: string, subset?: Bm25fSubset): { term: string; tf: number; idf: number }[] {
-    this.flush();
-    const slot = this.items.slotOf.get(id);
-    if (slot === undefined || (subset && !subset.mask[slot])) return [];
-    const termsOf = (this.termsOf ??= this.store.termsBySlot(this.items.ids));
-    const live = subset ? subset.size : this.items.size;
-    return (termsOf[slot] ?? []).map((t) => {
-      const at = this.store.find(t, slot);
-      let tf = 0;
-      for (let f = 0; f < this.items.fields; f++) tf += this.scorer.packing.get(this.store.tfs[at], f);
-      const df = subset ? this.inSubset(t, subset).df : this.store.count[t];
-      return { term: this.dictionary.term(t), tf, idf: idfOf(live, df) };
-    });
-  }
-
   /** The lists a query reads, with what each adds at most per id. */
   private queryLists(queryTerms: string[], fuzzy: boolean, subset: Bm25fSubset | undefined): QueryList[] {
     const lists: QueryList[] = [];

@@ -26,11 +26,6 @@ export interface EvidenceSources {
    * `ranked` (the first-stage ranking, best first) when given, else from the ids closest to each sentence.
    */
   feedbackCosines?(ids: string[], ranked?: string[]): (number | undefined)[];
-  /**
-   * Lexical pseudo-relevance feedback: the expansion terms' matches in each id (`lexical-feedback.ts`), the terms
-   * taken from the top of `ranked` (the first-stage ranking, best first).
-   */
-  feedbackMatches?(ids: string[], ranked: string[]): TermMatches[];
 }
 
 /** The rankings a query got from each engine, best first. */
@@ -71,7 +66,6 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
   // Pseudo-relevance feedback from the first-stage ranking's top tools (the unlearned hybrid's), as PRF reads the
   // first run's top documents: it ranks better than the cosine alone, so its top few are likelier to be on topic.
   const feedbackCosines = sources.feedbackCosines?.(order, lists.fused?.map((hit) => hit.id));
-  const feedbackMatches = lists.fused && sources.feedbackMatches?.(order, lists.fused.map((hit) => hit.id));
   const candidates = order.map((id, at): CandidateEvidence => {
     const lex = lexical.get(id);
     const den = dense.get(id);
@@ -89,7 +83,6 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
     if (sources.centrality) out.centrality = sources.centrality(id) ?? 0;
     if (nameCosines) out.nameCosine = nameCosines[at] ?? 0;
     if (feedbackCosines) out.feedbackCosine = feedbackCosines[at] ?? 0;
-    if (feedbackMatches) out.feedbackMatches = feedbackMatches[at];
     return out;
   });
   return { fields: sources.fields, candidates };

@@ -35,8 +35,6 @@ export interface CandidateEvidence {
    * closest few candidates (dense evidence only; `SemanticStore.feedbackScores`).
    */
   feedbackCosine?: number;
-  /** The matches of the lexical feedback's expansion terms in the candidate (`lexical-feedback.ts`). */
-  feedbackMatches?: TermMatches;
 }
 
 /** The evidence of one query: its analyzed words, the index's field names, and every candidate. */
@@ -56,7 +54,6 @@ export const FEATURE_NAMES = [
   "part_bm25f", "part_bm25f_rank", "part_plain", "part_name", "part_description", "part_params", "part_category",
   "part_cover", "part_cover_idf", "part_all_terms", "part_cosine", "part_cosine_gap", "part_dense_rank",
   "centrality", "split", "name_cosine", "part_name_cosine", "prf_cosine", "part_prf_cosine",
-  "prf_bm25", "part_prf_bm25",
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -72,7 +69,6 @@ const PART_OF = [
   ["part_cover", "cover"], ["part_cover_idf", "cover_idf"], ["part_all_terms", "all_terms"],
   ["part_cosine", "cosine"], ["part_cosine_gap", "cosine_gap"], ["part_dense_rank", "dense_rank"],
   ["part_name_cosine", "name_cosine"], ["part_prf_cosine", "prf_cosine"],
-  ["part_prf_bm25", "prf_bm25"],
 ] as const satisfies readonly (readonly [FeatureName, FeatureName])[];
 
 /** The features a model over BM25 alone may use (no embeddings exist). */
@@ -140,9 +136,6 @@ function requestRows(evidence: QueryEvidence): Float64Array[] {
   const longShare = Math.min(1, terms.length / LONG_QUERY);
   const plain = candidates.map((c) => plainScore(c.matches));
   const topPlain = Math.max(...plain) || 1;
-  // Plain BM25 over the feedback's expansion terms, as a share of the best (scale-free like `plain`).
-  const feedback = candidates.map((c) => (c.feedbackMatches ? plainScore(c.feedbackMatches) : 0));
-  const topFeedback = Math.max(...feedback) || 1;
   const topLexical = Math.max(...candidates.map((c) => c.lexical)) || 1;
   const cosines = candidates.map((c) => c.cosine ?? 0);
   const topCosine = Math.max(...cosines);
@@ -180,7 +173,6 @@ function requestRows(evidence: QueryEvidence): Float64Array[] {
     row[F.centrality] = c.centrality ?? 0;
     row[F.name_cosine] = c.nameCosine ?? 0;
     row[F.prf_cosine] = c.feedbackCosine ?? 0;
-    row[F.prf_bm25] = feedback[i] / topFeedback;
     return row;
   });
 }

@@ -114,11 +114,6 @@ export function readsFeedback(model: LearnedModel): boolean {
   return featuresRead(model).some((name) => name === "prf_cosine" || name === "part_prf_cosine");
 }
 
-/** Whether a model reads BM25 over the lexical feedback's expansion terms (search computes it only then). */
-export function readsLexicalFeedback(model: LearnedModel): boolean {
-  return featuresRead(model).some((name) => name === "prf_bm25" || name === "part_prf_bm25");
-}
-
 /** The features a model's score depends on: a linear model's list, or those its trees split on. */
 function featuresRead(model: LearnedModel): readonly FeatureName[] {
   return model.kind === "trees" && !model.weights ? model.trees.flatMap((tree) => [...treeFeatures(tree)]) : model.features;

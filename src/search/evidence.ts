@@ -6,7 +6,6 @@
 import type { QueryVectors } from "../embeddings/semantic-store.js";
 import { type EvidenceSources, gatherEvidence } from "../ranking/candidates.js";
 import type { QueryEvidence } from "../ranking/features.js";
-import { expansionTerms, LEXICAL_FEEDBACK } from "../ranking/lexical-feedback.js";
 import type { ModelLists } from "./engine-lists.js";
 import { lexicalOf, type SearchEngines } from "./engines.js";
 
@@ -18,25 +17,24 @@ import { lexicalOf, type SearchEngines } from "./engines.js";
  * model without `prf_` features does not read.
  */
 export function queryEvidence(terms: string[], lists: ModelLists, engines: SearchEngines, vector?: QueryVectors, reads: EvidenceReads = ALL): QueryEvidence {
-  const evidence = gatherEvidence(evidenceSources(terms, engines, vector, reads), lists);
+  const evidence = gatherEvidence(evidenceSources(terms, engines, vector, reads.feedback), lists);
   if (lists.parts && reads.clauses) {
     const ids = evidence.candidates.map((c) => c.id);
-    evidence.clauses = lists.parts.map((part) => gatherEvidence(evidenceSources(part.terms, engines, part.vector, reads), part.lists, ids));
+    evidence.clauses = lists.parts.map((part) => gatherEvidence(evidenceSources(part.terms, engines, part.vector, reads.feedback), part.lists, ids));
   }
   return evidence;
 }
 
-/** Which optional evidence a model reads (`readsClauses`, `readsFeedback`, `readsLexicalFeedback`). */
+/** Which optional evidence a model reads (`readsClauses`, `readsFeedback`). */
 export interface EvidenceReads {
   clauses: boolean;
   feedback: boolean;
-  lexicalFeedback: boolean;
 }
 
-const ALL: EvidenceReads = { clauses: true, feedback: true, lexicalFeedback: true };
+const ALL: EvidenceReads = { clauses: true, feedback: true };
 
 /** How the ranker asks the engines about a candidate missing from their lists. */
-function evidenceSources(terms: string[], engines: SearchEngines, vector: QueryVectors | undefined, reads: EvidenceReads): EvidenceSources {
+function evidenceSources(terms: string[], engines: SearchEngines, vector: QueryVectors | undefined, feedback: boolean): EvidenceSources {
   const { index, query, fields } = lexicalOf(engines);
   return {
     fields,
@@ -51,13 +49,6 @@ function evidenceSources(terms: string[], engines: SearchEngines, vector: QueryV
     centrality: vector && ((id) => engines.semantic.centrality(id, engines.accept)),
     nameCosines: vector && ((ids) => engines.semantic.nameScores(ids, vector)),
     // The candidates are the caller's (every list was filtered by its visibility): only they feed the feedback.
-    feedbackCosines: vector && reads.feedback ? (ids, ranked) => engines.semantic.feedbackScores(ids, vector, ranked) : undefined,
-    // The same first-stage top tools in words: the ranking is the caller's, so a hidden tool adds no term.
-    feedbackMatches: reads.lexicalFeedback
-      ? (ids, ranked) => {
-          const tools = ranked.slice(0, LEXICAL_FEEDBACK.tools).map((id) => index.documentTerms(id, query.subset));
-          return index.termMatches(expansionTerms(tools), ids, query.subset);
-        }
-      : undefined,
+    feedbackCosines: vector && feedback ? (ids, ranked) => engines.semantic.feedbackScores(ids, vector, ranked) : undefined,
   };
 }

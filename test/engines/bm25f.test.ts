@@ -88,26 +88,6 @@ describe("Bm25fIndex", () => {
     check("emptied and refilled");
   });
 
-  it("lists an id's terms with their frequency over all fields and idf, in the subset when given, and after changes", () => {
-    const index = build();
-    const byTerm = (id: string, subset?: ReturnType<Bm25fIndex["subset"]>) => new Map(index.documentTerms(id, subset).map((t) => [t.term, t]));
-    const forecast = byTerm("forecast");
-    assert.deepEqual([...forecast.keys()].sort(), ["forecast", "rain", "tomorrow", "weather"]);
-    assert.equal(forecast.get("forecast")!.tf, 2);
-    assert.equal(forecast.get("rain")!.tf, 1);
-    // df 2 of 4 against df 1 of 4: the rarer word weighs more.
-    assert.ok(forecast.get("rain")!.idf > forecast.get("weather")!.idf);
-    // Within a subset without `weather`, `weather` is as rare as `rain`; an id outside the subset has no terms.
-    const subset = index.subset((id) => id !== "weather");
-    assert.equal(byTerm("forecast", subset).get("weather")!.idf, byTerm("forecast", subset).get("rain")!.idf);
-    assert.deepEqual(index.documentTerms("weather", subset), []);
-    assert.deepEqual(index.documentTerms("missing"), []);
-    index.add("forecast", [["forecast"], ["snow"]]);
-    assert.deepEqual(index.documentTerms("forecast").map((t) => t.term).sort(), ["forecast", "snow"]);
-    index.remove("forecast");
-    assert.deepEqual(index.documentTerms("forecast"), []);
-  });
-
   it("matches a misspelt term to near vocabulary terms, below any exact match", () => {
     const index = build();
     assert.deepEqual(index.search(["wether"], 5).map((h) => h.id), ["weather", "forecast"]);

@@ -2,8 +2,6 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { normalizeTools } from "../../src/catalog/load.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
-import { toolTexts } from "../../src/indexes/tool-fields.js";
-import { createAnalyzer } from "../../src/text/analyzer.js";
 import { PLAIN_TOOL_BM25 } from "../../src/indexes/tool-index-options.js";
 import { Embedder } from "../../src/embeddings/embedder.js";
 import { querySentences } from "../../src/embeddings/semantic-store.js";
@@ -187,51 +185,5 @@ describe("ranker features on a hand-made catalog", () => {
     assert.ok(evidence.candidates.some((c) => Math.abs(c.feedbackCosine! - c.cosine!) > 1e-4));
     // The lexical model has no vectors: no feedback.
     for (const row of featureRows(await lexical("weather forecast"))) assert.equal(row[featureIndex("prf_cosine")], 0);
-  });
-
-  it("scores plain BM25 over expansion terms taken from the first-stage ranking's top tools the caller sees", async () => {
-    const more = normalizeTools([
-      ...tools.map((t) => ({ name: t.name, description: t.description, category: t.category, input_schema: t.inputSchema })),
-      { name: "rain_radar", description: "Rain radar map of precipitation", input_schema: { type: "object", properties: {} } },
-      { name: "translate_text", description: "Translate text between languages", input_schema: { type: "object", properties: {} } },
-    ]);
-    const hidden = normalizeTools([{ name: "weather_report", description: "Weather report with humidity and wind for a city", input_schema: { type: "object", properties: {} } }]);
-    const embedder = () => new Embedder(new LetterProvider());
-    const everyone = new ToolIndex([...more, ...hidden], { bm25: { fit: false }, embedder: embedder(), ranker: false });
-    const without = new ToolIndex(more, { bm25: { fit: false }, embedder: embedder(), ranker: false });
-    const visible = { accept: (name: string) => name !== "weather_report" };
-    const query = "weather in a city";
-    const feedback = async (index: ToolIndex, options = {}) => {
-      const { evidence } = (await index.rankerEvidence(query, { engine: "hybrid", ...options }))!;
-      const rows = featureRows(evidence);
-      const scores = evidence.candidates.map((c) => plainScore(c.feedbackMatches!));
-      const top = Math.max(...scores);
-      evidence.candidates.forEach((c, i) => assert.ok(Math.abs(rows[i][featureIndex("prf_bm25")] - scores[i] / top) < 1e-12, c.id));
-      const terms = evidence.candidates[0].feedbackMatches!.terms.map((t) => t.term);
-      const first = evidence.candidates.filter((c) => c.fusedRank !== undefined && c.fusedRank < 3).map((c) => c.id);
-      return { terms, first, prf: new Map(evidence.candidates.map((c, i) => [c.id, rows[i][featureIndex("prf_bm25")]])) };
-    };
-    const alone = await feedback(without);
-    assert.equal(alone.first.length, 3);
-    // The expansion terms are words of the top three tools, beyond the query's own ("forecast" is get_forecast's)...
-    const analyzer = createAnalyzer();
-    const words = (name: string) => new Set(analyzer.analyze(Object.values(toolTexts(more.find((t) => t.name === name)!)).join("\n")));
-    assert.ok(alone.terms.length > 0 && alone.terms.length <= 10);
-    for (const term of alone.terms) assert.ok(alone.first.some((name) => words(name).has(term)), term);
-    assert.ok(alone.first.includes("get_forecast") && alone.terms.includes("forecast"), alone.terms.join(" "));
-    // ...and none of a tool outside them: translate_text is no weather tool.
-    assert.ok(!alone.first.includes("translate_text"));
-    assert.ok(!alone.terms.some((t) => t.startsWith("translat") || t.startsWith("languag")), alone.terms.join(" "));
-    // The hidden tool, ranked first for a caller who sees it, feeds nothing to one who does not: the same as a catalog
-    // without it...
-    const seen = await feedback(everyone, { visible });
-    assert.deepEqual(seen.terms, alone.terms);
-    assert.deepEqual([...seen.prf].sort(), [...alone.prf].sort());
-    // ...while a caller who sees it gets its words.
-    const all = await feedback(everyone);
-    assert.ok(all.first.includes("weather_report"));
-    assert.ok(all.terms.includes("humid") || all.terms.some((t) => t.startsWith("humid")), all.terms.join(" "));
-    // The lexical model has no first-stage fusion: no feedback.
-    for (const row of featureRows(await lexical("weather forecast"))) assert.equal(row[featureIndex("prf_bm25")], 0);
   });
 });

@@ -7,10 +7,9 @@ import { normalizeTools } from "../../src/catalog/load.js";
 import { Embedder } from "../../src/embeddings/embedder.js";
 import { SemanticStore } from "../../src/embeddings/semantic-store.js";
 import { ToolsearchError } from "../../src/errors.js";
-import { Bm25fIndex } from "../../src/engines/bm25f.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
-import { FEATURE_NAMES, featureIndex, featureRows, LEXICAL_FEATURES } from "../../src/ranking/features.js";
-import { checkModel, contributions, type LinearModel, loadModel, type RankerModel, readsFeedback, readsLexicalFeedback, scoreRow, shippedModel } from "../../src/ranking/model.js";
+import { FEATURE_NAMES, featureIndex, LEXICAL_FEATURES } from "../../src/ranking/features.js";
+import { checkModel, contributions, type LinearModel, loadModel, type RankerModel, readsFeedback, scoreRow, shippedModel } from "../../src/ranking/model.js";
 import { formatExplanation } from "../../src/cli/commands/explain.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
 
@@ -43,7 +42,7 @@ describe("ranker model file", () => {
     assert.equal(before, 1.5 * row[featureIndex("bm25f")] + 2 * row[featureIndex("cosine")] - 0.5 * row[featureIndex("centrality")] + 0.25 * row[featureIndex("split")]);
     assert.deepEqual(checkModel({ version: 1, hybrid: older }, "older.json").hybrid, older);
     // The new features sit at the end, after every feature an older model may name.
-    assert.deepEqual(FEATURE_NAMES.slice(-6), ["name_cosine", "part_name_cosine", "prf_cosine", "part_prf_cosine", "prf_bm25", "part_prf_bm25"]);
+    assert.deepEqual(FEATURE_NAMES.slice(-4), ["name_cosine", "part_name_cosine", "prf_cosine", "part_prf_cosine"]);
   });
 
   it("loads the shipped model, and every model it ships names known features", () => {
@@ -107,42 +106,30 @@ describe("ToolIndex with a learned ranker", () => {
   });
 
   it("computes the feedback cosines only for a model that reads them, and ranks by them when it does", async () => {
-    await countingCalls(SemanticStore.prototype, "feedbackScores", async (count) => {
-    const prf = new ToolIndex(tools, { bm25: { fit: false }, embedder: embedder(), ranker: { version: 1, hybrid: { features: ["prf_cosine"], weights: [1] } } });
-    const without = new ToolIndex(tools, { bm25: { fit: false }, embedder: embedder(), ranker: { version: 1, hybrid: { features: ["cosine", "bm25f"], weights: [1, 1] } } });
-    for (const query of queries) {
-      count.calls = 0;
-      await without.search(query, { engine: "hybrid", limit: 10 });
-      assert.equal(count.calls, 0, "a model without prf_ features pays nothing for them");
-      const hits = await prf.search(query, { engine: "hybrid", limit: 10 });
-      assert.ok(count.calls > 0);
-      const { evidence } = (await prf.rankerEvidence(query, { engine: "hybrid" }))!;
-      const byFeedback = [...evidence.candidates].sort((a, b) => b.feedbackCosine! - a.feedbackCosine!);
-      hits.forEach((hit, i) => assert.ok(Math.abs(hit.score - byFeedback[i].feedbackCosine!) < 1e-9, `${query}: ${hit.name}`));
+    let calls = 0;
+    const original = SemanticStore.prototype.feedbackScores;
+    SemanticStore.prototype.feedbackScores = function (this: SemanticStore, ...args: Parameters<SemanticStore["feedbackScores"]>) {
+      calls++;
+      return original.apply(this, args);
+    };
+    try {
+      const prf = new ToolIndex(tools, { bm25: { fit: false }, embedder: embedder(), ranker: { version: 1, hybrid: { features: ["prf_cosine"], weights: [1] } } });
+      const without = new ToolIndex(tools, { bm25: { fit: false }, embedder: embedder(), ranker: { version: 1, hybrid: { features: ["cosine", "bm25f"], weights: [1, 1] } } });
+      for (const query of queries) {
+        calls = 0;
+        await without.search(query, { engine: "hybrid", limit: 10 });
+        assert.equal(calls, 0, "a model without prf_ features pays nothing for them");
+        const hits = await prf.search(query, { engine: "hybrid", limit: 10 });
+        assert.ok(calls > 0);
+        const { evidence } = (await prf.rankerEvidence(query, { engine: "hybrid" }))!;
+        const byFeedback = [...evidence.candidates].sort((a, b) => b.feedbackCosine! - a.feedbackCosine!);
+        hits.forEach((hit, i) => assert.ok(Math.abs(hit.score - byFeedback[i].feedbackCosine!) < 1e-9, `${query}: ${hit.name}`));
+      }
+    } finally {
+      SemanticStore.prototype.feedbackScores = original;
     }
-    });
     assert.equal(readsFeedback({ features: ["cosine", "part_prf_cosine"], weights: [1, 1] }), true);
     assert.equal(readsFeedback({ features: ["cosine", "part_cosine"], weights: [1, 1] }), false);
-  });
-
-  it("reads the feedback tools' terms only for a model that reads prf_bm25, and ranks by it when it does", async () => {
-    await countingCalls(Bm25fIndex.prototype, "documentTerms", async (count) => {
-    const prf = new ToolIndex(tools, { bm25: { fit: false }, embedder: embedder(), ranker: { version: 1, hybrid: { features: ["prf_bm25"], weights: [1] } } });
-    const without = new ToolIndex(tools, { bm25: { fit: false }, embedder: embedder(), ranker: { version: 1, hybrid: { features: ["cosine", "prf_cosine"], weights: [1, 1] } } });
-    for (const query of queries) {
-      count.calls = 0;
-      await without.search(query, { engine: "hybrid", limit: 10 });
-      assert.equal(count.calls, 0, "a model without prf_bm25 pays nothing for it");
-      const hits = await prf.search(query, { engine: "hybrid", limit: 10 });
-      assert.ok(count.calls > 0 && count.calls <= 3, `${count.calls} feedback tools`);
-      const { evidence } = (await prf.rankerEvidence(query, { engine: "hybrid" }))!;
-      const rows = featureRows(evidence);
-      const scores = new Map(evidence.candidates.map((c, i) => [c.id, rows[i][featureIndex("prf_bm25")]]));
-      for (let i = 1; i < hits.length; i++) assert.ok(scores.get(hits[i - 1].name)! >= scores.get(hits[i].name)!, `${query}: ${hits[i].name}`);
-    }
-    });
-    assert.equal(readsLexicalFeedback({ features: ["cosine", "part_prf_bm25"], weights: [1, 1] }), true);
-    assert.equal(readsLexicalFeedback({ features: ["cosine", "prf_cosine"], weights: [1, 1] }), false);
   });
 
   it("a model of the BM25F share alone keeps bm25's order", () => {
@@ -206,19 +193,3 @@ describe("ToolIndex with a learned ranker", () => {
     assert.ok((await custom.rankerEvidence("weather", { engine: "bm25" }))?.model);
   });
 });
-
-/** Runs `body` with `proto[method]` counting its calls into `count.calls`, and puts the method back after. */
-async function countingCalls<P extends object>(proto: P, method: keyof P & string, body: (count: { calls: number }) => Promise<void>): Promise<void> {
-  const target = proto as Record<string, unknown>;
-  const original = target[method] as (...args: unknown[]) => unknown;
-  const count = { calls: 0 };
-  target[method] = function (this: unknown, ...args: unknown[]) {
-    count.calls++;
-    return original.apply(this, args);
-  };
-  try {
-    await body(count);
-  } finally {
-    target[method] = original;
-  }
-}
