@@ -19,7 +19,7 @@ import { normalize } from "./provider.js";
 export const FEEDBACK = { tools: 3, weight: 0.75 } as const;
 
 export interface FeedbackOptions {
-  /** How many of the closest candidates feed each sentence's expansion. */
+  /** How many tools feed each sentence's expansion: the ranking's first, or without one the closest candidates. */
   tools: number;
   /** The weight of their mean against the query's own unit vector (weight 1). */
   weight: number;

@@ -31,8 +31,8 @@ export interface CandidateEvidence {
   /** Cosine of the closest query sentence to the tool's name embedded on its own (dense evidence only). */
   nameCosine?: number;
   /**
-   * Cosine of the closest query sentence after pseudo-relevance feedback: each sentence moved toward the mean of its
-   * closest few candidates (dense evidence only; `SemanticStore.feedbackScores`).
+   * Cosine of the closest query sentence after pseudo-relevance feedback: each sentence moved toward the mean of the
+   * first-stage ranking's top few tools (dense evidence only; `SemanticStore.feedbackScores`).
    */
   feedbackCosine?: number;
 }
