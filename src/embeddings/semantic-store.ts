@@ -3,7 +3,8 @@
  * vector, the vectors themselves, and the `semantic` and `hybrid` rankings. Item indexes call `set`/`delete` as
  * items come and go; vectors are made lazily, in one batch, on the first search that needs them (or on `prepare`).
  * An item whose text did not change keeps its vector; a changed item is re-embedded alone. An item may also have a
- * name (a tool's): it is embedded on its own, in the same batch and through the same cache, for `nameScores`.
+ * name (a tool's): it is embedded on its own, in the same batch and through the same cache, for `nameScores`, when
+ * `prepare` is asked for names (only a ranker that reads them needs them).
  */
 import { ToolsearchError } from "../errors.js";
 import { DEFAULT_FUSION, type FusedHit, type FusionInput, type FusionOptions, fuse, fuseParts } from "../engines/fusion.js";
@@ -194,10 +195,14 @@ export class SemanticStore {
     return stale.size + names;
   }
 
-  /** Embeds every item that needs it (from the cache where possible). Concurrent calls share one run. */
-  async prepare(onProgress?: EmbedProgress): Promise<void> {
-    while (this.items.stale.size > 0 || this.names.stale.size > 0) {
-      this.preparing ??= this.embedStale(onProgress).finally(() => (this.preparing = undefined));
+  /**
+   * Embeds every item that needs it (from the cache where possible), and with `names` every name too: a name vector
+   * serves only a ranker that reads names, so an index whose ranker does not leaves them unembedded. Concurrent calls
+   * share one run (one that needs names waits for a run without them, then makes its own).
+   */
+  async prepare(onProgress?: EmbedProgress, { names = false }: { names?: boolean } = {}): Promise<void> {
+    while (this.items.stale.size > 0 || (names && this.names.stale.size > 0)) {
+      this.preparing ??= this.embedStale(onProgress, names).finally(() => (this.preparing = undefined));
       await this.preparing;
     }
   }
@@ -331,9 +336,9 @@ export class SemanticStore {
     return taken;
   }
 
-  private async embedStale(onProgress?: EmbedProgress): Promise<void> {
+  private async embedStale(onProgress: EmbedProgress | undefined, withNames: boolean): Promise<void> {
     const items = this.items.pendingTexts();
-    const names = this.names.pendingTexts();
+    const names = withNames ? this.names.pendingTexts() : { ids: [], texts: [] };
     const embedder = this.getEmbedder();
     // Names and texts in one batch: one pass through the cache and the provider.
     const vectors = await embedder.embedMany([...items.texts, ...names.texts], onProgress);

@@ -21,7 +21,7 @@ import { Bm25fIndex, type Bm25fOptions, type Bm25fScoring, type Bm25fSubset } fr
 import { candidateScoring, type FitResult, type FitTarget, fitFusionWeight, type FusionFitResult, fitLexicalRanking, pseudoQueries, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
 import { RegexIndex } from "../engines/regex.js";
 import type { QueryEvidence } from "../ranking/features.js";
-import type { LearnedModel } from "../ranking/model.js";
+import { type LearnedModel, readsNames } from "../ranking/model.js";
 import { embedQuery, type QueryEmbedding } from "../search/engine-lists.js";
 import type { SearchEngines } from "../search/engines.js";
 import { explainTool } from "../search/explain-tool.js";
@@ -81,6 +81,8 @@ export class ToolIndex {
   private readonly exists = (name: string) => this.tools.has(name);
   /** The learned ranker's models (`ToolIndexOptions.ranker`), or undefined where it is off. */
   private readonly ranker: RankerModels;
+  /** Whether a model of this index reads tool names embedded on their own (else names are never embedded). */
+  private readonly embedsNames: boolean;
   /** Where each field's term ids end in the list `index` gathers them in (reused: indexing is never reentrant). */
   private readonly fieldEnds = new Int32Array(TOOL_FIELDS.length);
 
@@ -104,6 +106,7 @@ export class ToolIndex {
     };
     this.bm25 = new Bm25fIndex(this.bm25Options);
     this.ranker = rankerModels(options);
+    this.embedsNames = readsNames(this.ranker.hybrid) || readsNames(this.ranker.lexical);
     this.usage = new UsageRanking(this.analyzer);
     this.setSynonyms(options.synonyms);
     this.setRules(options.rules);
@@ -341,7 +344,7 @@ export class ToolIndex {
    */
   async search(query: string, options: ToolSearchOptions = {}): Promise<ToolHit[]> {
     const request = searchRequest(options, this.ranker);
-    const embedding = embedsQuery(request.engine) ? await this.embed(query, request) : undefined;
+    const embedding = embedsQuery(request.engine) ? await this.embed(query, request, readsNames(request.model)) : undefined;
     return searchTools(query, request, this.enginesFor(request), embedding);
   }
 
@@ -358,7 +361,7 @@ export class ToolIndex {
    */
   async prepareEmbeddings(onProgress?: EmbedProgress): Promise<void> {
     this.undefer();
-    await this.semantic.prepare(onProgress);
+    await this.semantic.prepare(onProgress, { names: this.embedsNames });
     await this.fitFusion();
   }
 
@@ -372,10 +375,13 @@ export class ToolIndex {
     return this.semantic.getEmbedder();
   }
 
-  /** The query's vectors for a dense engine, once every tool has its vector (and `hybrid`'s fusion is fitted). */
-  private async embed(query: string, request: Pick<ToolSearchRequest, "engine" | "sets">): Promise<QueryEmbedding> {
+  /**
+   * The query's vectors for a dense engine, once every tool has its vector (and its name's, when `names`: the model in
+   * use reads them) and `hybrid`'s fusion is fitted.
+   */
+  private async embed(query: string, request: Pick<ToolSearchRequest, "engine" | "sets">, names: boolean): Promise<QueryEmbedding> {
     this.undefer();
-    await this.semantic.prepare();
+    await this.semantic.prepare(undefined, { names });
     if (request.engine === "hybrid") await this.fitFusion();
     return embedQuery(query, request, this.semantic);
   }
@@ -424,7 +430,7 @@ export class ToolIndex {
     // An explanation has no page: a limit given with its options is not its to check.
     const request = searchRequest({ ...options, limit: undefined }, this.ranker);
     const all = Math.max(1, options.visible ? this.visibleCount(options.visible) : this.size);
-    const embedding = embedsQuery(request.engine) ? await this.embed(query, request) : undefined;
+    const embedding = embedsQuery(request.engine) ? await this.embed(query, request, readsNames(request.model)) : undefined;
     return explainTool(query, name, request, this.engines(options, request.engine !== "regex"), all, embedding);
   }
 
@@ -456,7 +462,8 @@ export class ToolIndex {
     const engine = options.engine ?? "bm25";
     if (engine !== "bm25" && engine !== "hybrid") return undefined;
     const request = { engine, sets: setParts(options.sets, engine) };
-    const embedding = engine === "hybrid" ? await this.embed(query, request) : undefined;
+    // All the evidence, whatever the model reads: training and explain show every feature.
+    const embedding = engine === "hybrid" ? await this.embed(query, request, true) : undefined;
     const { terms } = this.usage.terms(query);
     const evidence = modelEvidence(query, terms, request, this.engines(options, true), embedding);
     return { model: modelFor(engine, options, this.ranker), kind: engine === "hybrid" ? "hybrid" : "lexical", evidence };

@@ -114,6 +114,14 @@ export function readsFeedback(model: LearnedModel): boolean {
   return featuresRead(model).some((name) => name === "prf_cosine" || name === "part_prf_cosine");
 }
 
+/**
+ * Whether a model reads the cosine of a tool's name embedded on its own (`name_cosine`, `part_name_cosine`): an index
+ * embeds names only then, since a name vector serves nothing else.
+ */
+export function readsNames(model: LearnedModel | undefined): boolean {
+  return model !== undefined && featuresRead(model).some((name) => name === "name_cosine" || name === "part_name_cosine");
+}
+
 /** The features a model's score depends on: a linear model's list, or those its trees split on. */
 function featuresRead(model: LearnedModel): readonly FeatureName[] {
   return model.kind === "trees" && !model.weights ? model.trees.flatMap((tree) => [...treeFeatures(tree)]) : model.features;

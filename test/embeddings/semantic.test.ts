@@ -83,8 +83,26 @@ test("a corrupt cache file is reported, moved aside and rebuilt; search still wo
   assert.ok(cache.available);
   const index = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(new CountingProvider(), { cache }) });
   assert.equal((await top(index, "latest equity prices", "semantic"))[0], "get_stock_price");
-  assert.equal(cache.count(), 20, "10 tool texts and their 10 names");
+  assert.equal(cache.count(), 10, "the 10 tool texts");
   cache.close();
+});
+
+test("tool names are embedded only for a ranker that reads them; training and explain evidence always has them", async () => {
+  const names = (seen: string[]) => seen.filter((text) => ["get stock price", "get weather forecast", "send email"].includes(text));
+  const off = new CountingProvider();
+  const plain = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(off, { cache: false }), ranker: false });
+  await plain.prepareEmbeddings();
+  await plain.search("latest equity prices", { engine: "hybrid" });
+  assert.deepEqual(names(off.seen), [], "no ranker: no name vectors");
+  const { evidence } = (await plain.rankerEvidence("latest equity prices", { engine: "hybrid" }))!;
+  assert.equal(names(off.seen).length, 3, "the evidence for training embeds them on first need");
+  assert.ok(evidence.candidates.some((c) => (c.nameCosine ?? 0) !== 0));
+
+  const on = new CountingProvider();
+  const ranked = await ToolIndex.fromFile(FIXTURE_TOOLS, { embedder: new Embedder(on, { cache: false }) });
+  await ranked.prepareEmbeddings();
+  assert.equal(names(on.seen).length, 3, "the shipped model reads names: prepared with the texts");
+  assert.equal(names(on.seen.slice(0, 20)).length, 3, "in the same provider call as the 10 texts");
 });
 
 test("another application's SQLite file is never written into", async () => {

@@ -73,13 +73,28 @@ class CountingRandom extends RandomVectors {
   }
 }
 
+/** What `prepare` is asked for when names are wanted (a ranker that reads them). */
+const NAMES = { names: true };
+
+test("names wait until a run asks for them: a run without leaves them pending and sends only texts", async () => {
+  const provider = new CountingRandom();
+  const store = new SemanticStore(new Embedder(provider, { cache: false }));
+  for (let i = 0; i < 3; i++) store.set(`item-${i}`, `text of item ${i}`, `name ${i}`);
+  await store.prepare();
+  assert.deepEqual(provider.seen, ["text of item 0", "text of item 1", "text of item 2"]);
+  assert.deepEqual([store.vectorCount, store.nameVectorCount, store.pending], [3, 0, 3]);
+  await store.prepare(undefined, NAMES);
+  assert.deepEqual(provider.seen.slice(3), ["name 0", "name 1", "name 2"]);
+  assert.deepEqual([store.nameVectorCount, store.pending], [3, 0]);
+});
+
 test("an item's name gets a vector of its own, in the same batch, and follows changes of the name", async () => {
   const provider = new CountingRandom();
   const store = new SemanticStore(new Embedder(provider, { cache: false }));
   for (let i = 0; i < 5; i++) store.set(`item-${i}`, `text of item ${i}`, `name ${i}`);
   store.set("plain", "an item without a name");
   assert.equal(store.pending, 6);
-  await store.prepare();
+  await store.prepare(undefined, NAMES);
   assert.equal(provider.calls, 1, "texts and names in one provider call");
   assert.equal(provider.seen.length, 11);
   assert.deepEqual([store.vectorCount, store.nameVectorCount, store.pending], [6, 5, 0]);
@@ -97,7 +112,7 @@ test("an item's name gets a vector of its own, in the same batch, and follows ch
   store.set("item-1", "text of item 1", "renamed 1");
   store.set("item-3", "text of item 3");
   assert.equal(store.pending, 2);
-  await store.prepare();
+  await store.prepare(undefined, NAMES);
   assert.deepEqual(provider.seen.sort(), ["new text of item 0", "renamed 1"]);
   assert.equal(store.nameScores(["item-3"], query)[0], undefined);
   assert.equal(store.nameVectorCount, 4);
@@ -112,7 +127,7 @@ test("name vectors go out and come back with the vectors; a state without them l
   };
   const built = new SemanticStore(new Embedder(new RandomVectors(), { cache: false }));
   fill(built);
-  await built.prepare();
+  await built.prepare(undefined, NAMES);
   const state = built.exportVectors()!;
   assert.equal(state.names?.ids.length, 6);
 
@@ -122,7 +137,7 @@ test("name vectors go out and come back with the vectors; a state without them l
   loaded.set("item-5", "text of item 5", "another name 5");
   assert.equal(loaded.importVectors(state), 6);
   assert.equal(loaded.pending, 1, "only the renamed item's name waits");
-  await loaded.prepare();
+  await loaded.prepare(undefined, NAMES);
   assert.deepEqual(provider.seen, ["another name 5"]);
   const query = await built.embedQuery("Something to find.");
   for (let i = 0; i < 5; i++) assert.equal(loaded.nameScores([`item-${i}`], query)[0], built.nameScores([`item-${i}`], query)[0]);
@@ -132,7 +147,7 @@ test("name vectors go out and come back with the vectors; a state without them l
   const fromOlder = new SemanticStore(new Embedder(older, { cache: false }));
   fill(fromOlder);
   fromOlder.importVectors({ ...state, names: undefined });
-  await fromOlder.prepare();
+  await fromOlder.prepare(undefined, NAMES);
   assert.deepEqual(older.seen.sort(), Array.from({ length: 6 }, (_, i) => `name ${i}`));
   for (let i = 0; i < 6; i++) assert.equal(fromOlder.nameScores([`item-${i}`], query)[0], built.nameScores([`item-${i}`], query)[0]);
 });

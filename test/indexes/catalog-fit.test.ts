@@ -135,6 +135,7 @@ describe("ToolIndex hybrid fusion per catalog", () => {
     const fit = await index.fusionFit();
     assert.ok([0, 0.5, 1].includes(fit.lexicalWeight));
     assert.ok(fit.fit && fit.fit.queries > 5);
+    await index.prepareEmbeddings(); // the names the shipped ranker reads
     const embedded = provider.texts;
     await index.search("weather in Paris", { engine: "hybrid" });
     assert.equal(provider.texts, embedded + 1, "only the query is embedded once the fit is made");
