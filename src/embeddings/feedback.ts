@@ -19,42 +19,24 @@ import { normalize } from "./provider.js";
 export const FEEDBACK = { tools: 3, weight: 0.75 } as const;
 
 export interface FeedbackOptions {
-  /** How many tools feed each sentence's expansion: the ranking's first, or without one the closest candidates. */
+  /** How many of the ranking's first tools feed the expansion. */
   tools: number;
   /** The weight of their mean against the query's own unit vector (weight 1). */
   weight: number;
 }
 
 /**
- * Each query sentence moved toward the mean of the first `tools` of `ranked` (the request's first-stage ranking, best
- * first), or without it of the sentence's `tools` closest `ids` (unit vectors, in sentence order). Only what is passed
- * feeds the expansion: pass what the caller may see, so a hidden tool moves nothing. A sentence without feedback (no
- * feedback tool has a vector) stays as it is.
+ * Each query sentence (unit vectors) moved toward the mean of the first `tools` of `ranked` (the request's
+ * first-stage ranking, best first). Only what is passed feeds the expansion: pass the ranking the caller got, so a
+ * hidden tool moves nothing. Without feedback (no ranked tool has a vector) each sentence stays as it is (a copy).
  */
-export function expandQuery(
-  query: readonly Float32Array[],
-  ids: readonly string[],
-  vectors: VectorIndex,
-  options: FeedbackOptions = FEEDBACK,
-  ranked?: readonly string[],
-): Float32Array[] {
+export function expandQuery(query: readonly Float32Array[], ranked: readonly string[], vectors: VectorIndex, options: FeedbackOptions = FEEDBACK): Float32Array[] {
   // The first-stage ranking's top tools feed every sentence alike.
-  const fixed = ranked && vectors.mean(ranked.slice(0, options.tools));
+  const mean = vectors.mean(ranked.slice(0, options.tools));
   return query.map((sentence) => {
-    const mean = ranked ? fixed : closestMean(sentence, ids, vectors, options.tools);
     if (!mean) return Float32Array.from(sentence);
     const moved = new Float32Array(sentence.length);
     for (let i = 0; i < moved.length; i++) moved[i] = sentence[i] + options.weight * mean[i];
     return normalize(moved);
   });
-}
-
-/** The mean vector of the `tools` of `ids` closest to `sentence`. */
-function closestMean(sentence: Float32Array, ids: readonly string[], vectors: VectorIndex, tools: number): Float32Array | undefined {
-  const scores = vectors.maxScores(ids, [sentence]);
-  const scored: { id: string; score: number }[] = [];
-  scores.forEach((score, i) => score !== undefined && scored.push({ id: ids[i], score }));
-  // Ties by id, so the expansion does not depend on the candidates' order.
-  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return vectors.mean(scored.slice(0, tools).map((s) => s.id));
 }

@@ -283,13 +283,12 @@ export class SemanticStore {
 
   /**
    * Similarity of each of `ids` to the closest query sentence after pseudo-relevance feedback (`expandQuery`): each
-   * sentence moved toward the mean of the top few of `ranked` (the request's first-stage ranking), or without it of
-   * its closest few among `ids`. Pass only ids the caller may see (its search's candidates and ranking); undefined for
-   * an id without a vector.
+   * sentence moved toward the mean of the top few of `ranked` (the request's first-stage ranking). Pass only what the
+   * caller may see (its search's candidates and ranking); undefined for an id without a vector.
    */
-  feedbackScores(ids: readonly string[], query: QueryVectors, ranked?: readonly string[]): (number | undefined)[] {
+  feedbackScores(ids: readonly string[], query: QueryVectors, ranked: readonly string[]): (number | undefined)[] {
     if (!this.vectors) return ids.map(() => undefined);
-    return this.vectors.maxScores(ids, expandQuery(query, ids, this.vectors, undefined, ranked));
+    return this.vectors.maxScores(ids, expandQuery(query, ranked, this.vectors));
   }
 
   /** Forgets what was computed from the vectors. */

@@ -22,10 +22,10 @@ export interface EvidenceSources {
   /** The cosines of ids' names, each embedded on its own, to the query (undefined without a name vector). */
   nameCosines?(ids: string[]): (number | undefined)[];
   /**
-   * The cosines of ids to the query after pseudo-relevance feedback (undefined without vectors): from the top of
-   * `ranked` (the first-stage ranking, best first) when given, else from the ids closest to each sentence.
+   * The cosines of ids to the query after pseudo-relevance feedback (undefined without vectors), from the top of
+   * `ranked` (the first-stage ranking, best first).
    */
-  feedbackCosines?(ids: string[], ranked?: string[]): (number | undefined)[];
+  feedbackCosines?(ids: string[], ranked: string[]): (number | undefined)[];
 }
 
 /** The rankings a query got from each engine, best first. */
@@ -65,7 +65,8 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
   const nameCosines = sources.nameCosines?.(order);
   // Pseudo-relevance feedback from the first-stage ranking's top tools (the unlearned hybrid's), as PRF reads the
   // first run's top documents: it ranks better than the cosine alone, so its top few are likelier to be on topic.
-  const feedbackCosines = sources.feedbackCosines?.(order, lists.fused?.map((hit) => hit.id));
+  // (Only a fused ranking has one: `hybrid`'s, for the request and for each clause.)
+  const feedbackCosines = lists.fused && sources.feedbackCosines?.(order, lists.fused.map((hit) => hit.id));
   const candidates = order.map((id, at): CandidateEvidence => {
     const lex = lexical.get(id);
     const den = dense.get(id);

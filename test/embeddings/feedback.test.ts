@@ -29,11 +29,11 @@ for (const kernel of ["auto", "js"] as const) {
   }
 
   describe(`pseudo-relevance feedback (Rocchio) on the ${kernel} kernel`, () => {
-    it("moves each sentence toward the mean of its closest few candidates, by Rocchio's weights", () => {
+    it("moves each sentence toward the mean of the ranking's first few tools, by Rocchio's weights", () => {
       const vectors = index(tools);
       const query = unit([1, 0, 0, 0]);
-      const [moved] = expandQuery([query], Object.keys(tools), vectors);
-      // By hand: the 3 closest are narrow, general, other (far is orthogonal to the query).
+      const [moved] = expandQuery([query], ["narrow", "general", "other", "far"], vectors);
+      // By hand: the first 3 of the ranking are narrow, general, other.
       const top = ["narrow", "general", "other"].map((id) => unit(tools[id]));
       const mean = top[0].map((_, i) => (top[0][i] + top[1][i] + top[2][i]) / 3);
       const expected = unit(Array.from(query, (x, i) => x + FEEDBACK.weight * mean[i]));
@@ -47,50 +47,40 @@ for (const kernel of ["auto", "js"] as const) {
       assert.ok(Math.abs(Math.hypot(...moved) - 1) < 1e-6);
     });
 
-    it("reads only the few closest: a candidate past them moves nothing", () => {
+    it("reads only the first few of the ranking: a tool past them moves nothing, until more are read", () => {
       const query = unit([1, 0, 0, 0]);
-      const [before] = expandQuery([query], Object.keys(tools), index(tools));
-      const [after] = expandQuery([query], Object.keys(tools), index({ ...tools, far: [0, 0, 1, 0.3] }));
+      const ranked = ["narrow", "general", "other", "far"];
+      const [before] = expandQuery([query], ranked, index(tools));
+      const [after] = expandQuery([query], ranked, index({ ...tools, far: [0, 0, 1, 0.3] }));
       close(after, before, "moved");
-      // Yet it is read when it is among them.
-      const [fewer] = expandQuery([query], Object.keys(tools), index(tools), { ...FEEDBACK, tools: 4 });
-      assert.ok(Math.abs(fewer[3] - before[3]) > 1e-3);
+      const [four] = expandQuery([query], ranked, index(tools), { ...FEEDBACK, tools: 4 });
+      assert.ok(Math.abs(four[3] - before[3]) > 1e-3);
     });
 
-    it("with one candidate, moves toward that candidate alone; with none that has a vector, keeps the query", () => {
+    it("moves every sentence toward the same top tools, however close each sentence is to them", () => {
+      const vectors = index(tools);
+      const first = unit([1, 0, 0, 0]);
+      const second = unit([0, 0, 0.1, 1]);
+      // "far" ranked first although the first sentence is orthogonal to it: the ranking, not the cosine, chooses;
+      // a ranked id without a vector ("missing") takes its place among the few and adds nothing.
+      const ranked = ["far", "other", "missing", "general", "narrow"];
+      const mean = vectors.mean(["far", "other", "missing"])!;
+      const moved = expandQuery([first, second], ranked, vectors);
+      close(moved[0], unit(Array.from(first, (x, i) => x + FEEDBACK.weight * mean[i])), "first");
+      close(moved[1], unit(Array.from(second, (x, i) => x + FEEDBACK.weight * mean[i])), "second");
+    });
+
+    it("with one tool ranked, moves toward it alone; with none that has a vector, keeps a copy of the query", () => {
       const vectors = index(tools);
       const query = unit([0.6, 0, 0.8, 0]);
       const [one] = expandQuery([query], ["general"], vectors);
       close(one, unit(Array.from(query, (x, i) => x + FEEDBACK.weight * unit(tools.general)[i])), "one");
-      const [none] = expandQuery([query], ["missing"], vectors);
-      close(none, query, "none");
-      assert.notEqual(none, query, "a copy, not the caller's vector");
+      for (const ranked of [["missing"], []]) {
+        const [none] = expandQuery([query], ranked, vectors);
+        close(none, query, "none");
+        assert.notEqual(none, query, "a copy, not the caller's vector");
+      }
       assert.deepEqual(expandQuery([], ["general"], vectors), []);
-    });
-
-    it("expands each sentence of a request on its own", () => {
-      const vectors = index(tools);
-      const first = unit([1, 0, 0, 0]);
-      const second = unit([0, 0, 0.1, 1]);
-      const [a, b] = expandQuery([first, second], Object.keys(tools), vectors, { ...FEEDBACK, tools: 1 });
-      close(a, unit(Array.from(first, (x, i) => x + FEEDBACK.weight * unit(tools.narrow)[i])), "first");
-      close(b, unit(Array.from(second, (x, i) => x + FEEDBACK.weight * unit(tools.far)[i])), "second");
-    });
-
-    it("given the first-stage ranking, moves every sentence toward its top tools, however close they are", () => {
-      const vectors = index(tools);
-      const first = unit([1, 0, 0, 0]);
-      const second = unit([0, 0, 0.1, 1]);
-      // "far" ranked first although the first sentence is orthogonal to it: the ranking, not the cosine, chooses.
-      const ranked = ["far", "other", "missing", "general", "narrow"];
-      const mean = vectors.mean(["far", "other", "missing"])!;
-      const moved = expandQuery([first, second], Object.keys(tools), vectors, FEEDBACK, ranked);
-      close(moved[0], unit(Array.from(first, (x, i) => x + FEEDBACK.weight * mean[i])), "first");
-      close(moved[1], unit(Array.from(second, (x, i) => x + FEEDBACK.weight * mean[i])), "second");
-      // One tool ranked: toward it alone; an empty ranking: no feedback.
-      const [one] = expandQuery([first], Object.keys(tools), vectors, FEEDBACK, ["general"]);
-      close(one, unit(Array.from(first, (x, i) => x + FEEDBACK.weight * unit(tools.general)[i])), "one");
-      close(expandQuery([first], Object.keys(tools), vectors, FEEDBACK, [])[0], first, "none");
     });
 
     it("the mean of the index's unit vectors, skipping ids without one", () => {
