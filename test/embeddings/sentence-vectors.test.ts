@@ -136,3 +136,73 @@ test("name vectors go out and come back with the vectors; a state without them l
   assert.deepEqual(older.seen.sort(), Array.from({ length: 6 }, (_, i) => `name ${i}`));
   for (let i = 0; i < 6; i++) assert.equal(fromOlder.nameScores([`item-${i}`], query)[0], built.nameScores([`item-${i}`], query)[0]);
 });
+
+test("an item's description sentences get vectors of their own, scored by the closest pair (MaxSim), and follow changes", async () => {
+  const provider = new CountingRandom();
+  const store = new SemanticStore(new Embedder(provider, { cache: false }));
+  for (let i = 0; i < 4; i++) store.set(`item-${i}`, `text of item ${i}`, `name ${i}`, [`first sentence of ${i}`, `second sentence of ${i}`]);
+  store.set("plain", "an item without sentences");
+  assert.equal(store.pending, 5);
+  await store.prepare();
+  assert.equal(provider.calls, 1, "texts, names and sentences in one provider call");
+  assert.equal(provider.seen.length, 5 + 4 + 8);
+  assert.equal(store.pending, 0);
+
+  const query = await store.embedQuery("First this. Then that.");
+  const own = new Embedder(new RandomVectors(), { cache: false });
+  const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
+  const maxSim = async (sentences: string[]) => Math.max(...(await own.embedMany(sentences)).flatMap((v) => query.map((q) => dot(q, v))));
+  const scores = store.descriptionSentenceScores(["item-2", "plain", "nowhere", "item-1"], query);
+  assert.ok(Math.abs(scores[0]! - (await maxSim(["first sentence of 2", "second sentence of 2"]))) < 1e-5);
+  assert.deepEqual(scores.slice(1, 3), [undefined, undefined], "no sentences, no sentence score");
+  assert.ok(Math.abs(scores[3]! - (await maxSim(["first sentence of 1", "second sentence of 1"]))) < 1e-5);
+
+  // A shorter description forgets the vector of the sentence it lost; a changed sentence re-embeds alone.
+  const bytes = store.memoryBytes();
+  provider.seen.length = 0;
+  store.set("item-0", "text of item 0", "name 0", ["first sentence of 0"]);
+  store.set("item-1", "text of item 1", "name 1", ["first sentence of 1", "changed second sentence"]);
+  assert.equal(store.pending, 1);
+  await store.prepare();
+  assert.deepEqual(provider.seen, ["changed second sentence"]);
+  assert.ok(store.memoryBytes() < bytes, "the lost sentence's vector and text are no longer counted");
+  assert.ok(Math.abs(store.descriptionSentenceScores(["item-0"], query)[0]! - (await maxSim(["first sentence of 0"]))) < 1e-5);
+  assert.ok(Math.abs(store.descriptionSentenceScores(["item-1"], query)[0]! - (await maxSim(["first sentence of 1", "changed second sentence"]))) < 1e-5);
+  const entries = store.entries;
+  store.delete("item-3");
+  assert.equal(store.descriptionSentenceScores(["item-3"], query)[0], undefined);
+  assert.equal(store.entries, entries - 1 - 1 - 1 - 2, "its text, vector, name vector and two sentence vectors");
+  store.set("item-2", "text of item 2", "name 2");
+  assert.equal(store.descriptionSentenceScores(["item-2"], query)[0], undefined, "sentences dropped");
+});
+
+test("sentence vectors go out and come back with the vectors; a state without them leaves the sentences to embed", async () => {
+  const fill = (store: SemanticStore) => {
+    for (let i = 0; i < 5; i++) store.set(`item-${i}`, `text of item ${i}`, `name ${i}`, [`one of ${i}`, `two of ${i}`]);
+  };
+  const built = new SemanticStore(new Embedder(new RandomVectors(), { cache: false }));
+  fill(built);
+  await built.prepare();
+  const state = built.exportVectors()!;
+  assert.equal(state.sentences?.ids.length, 10);
+  const query = await built.embedQuery("Something to find.");
+  const ids = Array.from({ length: 5 }, (_, i) => `item-${i}`);
+
+  const provider = new CountingRandom();
+  const loaded = new SemanticStore(new Embedder(provider, { cache: false }));
+  fill(loaded);
+  loaded.set("item-4", "text of item 4", "name 4", ["one of 4", "another two of 4"]);
+  loaded.importVectors(state);
+  assert.equal(loaded.pending, 1, "only the changed sentence waits");
+  await loaded.prepare();
+  assert.deepEqual(provider.seen, ["another two of 4"]);
+  assert.deepEqual(loaded.descriptionSentenceScores(ids.slice(0, 4), query), built.descriptionSentenceScores(ids.slice(0, 4), query));
+
+  const older = new CountingRandom();
+  const fromOlder = new SemanticStore(new Embedder(older, { cache: false }));
+  fill(fromOlder);
+  fromOlder.importVectors({ ...state, sentences: undefined });
+  await fromOlder.prepare();
+  assert.equal(older.seen.length, 10);
+  assert.deepEqual(fromOlder.descriptionSentenceScores(ids, query), built.descriptionSentenceScores(ids, query));
+});
