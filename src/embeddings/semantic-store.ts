@@ -3,8 +3,7 @@
  * vector, the vectors themselves, and the `semantic` and `hybrid` rankings. Item indexes call `set`/`delete` as
  * items come and go; vectors are made lazily, in one batch, on the first search that needs them (or on `prepare`).
  * An item whose text did not change keeps its vector; a changed item is re-embedded alone. An item may also have a
- * name (a tool's): it is embedded on its own, in the same batch and through the same cache, for `nameScores`; and
- * sentences (a tool's description's first few), each embedded on its own likewise, for `descriptionSentenceScores`.
+ * name (a tool's): it is embedded on its own, in the same batch and through the same cache, for `nameScores`.
  */
 import { ToolsearchError } from "../errors.js";
 import { DEFAULT_FUSION, type FusedHit, type FusionInput, type FusionOptions, fuse, fuseParts } from "../engines/fusion.js";
@@ -29,17 +28,7 @@ export interface VectorState {
    * The vectors of the items' names embedded on their own (`SemanticStore.nameScores`), in the same flat form; absent
    * in snapshots written before names had vectors (those are then embedded on first need, from the cache).
    */
-  names?: Omit<VectorState, "embedder" | "dimensions" | "names" | "sentences">;
-  /**
-   * The vectors of the items' description sentences, each embedded on its own (`descriptionSentenceScores`), row ids
-   * `sentenceKey(id, k)`; absent in snapshots written before sentences had vectors (embedded on first need).
-   */
-  sentences?: Omit<VectorState, "embedder" | "dimensions" | "names" | "sentences">;
-}
-
-/** The row id of an item's `k`th sentence vector (no tool name holds a NUL: `TOOL_NAME_PATTERN`). */
-export function sentenceKey(id: string, k: number): string {
-  return `${id}\u0000${k}`;
+  names?: Omit<VectorState, "embedder" | "dimensions" | "names">;
 }
 
 /** Lexical candidates fused with dense ones in `hybrid`; enough to reach past the first page of either list. */
@@ -136,10 +125,6 @@ export class SemanticStore {
   private readonly items = new EmbeddedTexts();
   /** The items' names (a tool's), each embedded on its own: a second vector per item. */
   private readonly names = new EmbeddedTexts();
-  /** The items' description sentences (a tool's), each embedded on its own, keyed `sentenceKey(id, k)`. */
-  private readonly sentences = new EmbeddedTexts();
-  /** Each item's sentence keys, in order (absent for an item without sentences). */
-  private readonly sentenceKeys = new Map<string, string[]>();
   private preparing: Promise<void> | undefined;
   private fusion: FusionOptions;
   /**
@@ -160,30 +145,18 @@ export class SemanticStore {
   }
 
   /**
-   * Records the text `id` embeds, its `name` (words) when it has one (not empty), and its description's `sentences`;
-   * each gets a (new) vector before the next dense search unless it is unchanged.
+   * Records the text `id` embeds, and its `name` (words) when it has one (not empty); each gets a (new) vector before the next
+   * dense search unless it is unchanged.
    */
-  set(id: string, text: string, name?: string, sentences: readonly string[] = []): void {
+  set(id: string, text: string, name?: string): void {
     this.items.set(id, text);
     if (name) this.names.set(id, name);
     else this.names.delete(id);
-    this.setSentences(id, sentences);
   }
 
   delete(id: string): void {
     this.names.delete(id);
-    this.setSentences(id, []);
     if (this.items.delete(id)) this.vectorsChanged();
-  }
-
-  /** Makes `sentences` `id`'s, forgetting the vectors of sentences it no longer has. */
-  private setSentences(id: string, sentences: readonly string[]): void {
-    const before = this.sentenceKeys.get(id) ?? [];
-    const keys = sentences.map((_, k) => sentenceKey(id, k));
-    for (const key of before.slice(keys.length)) this.sentences.delete(key);
-    keys.forEach((key, k) => this.sentences.set(key, sentences[k]));
-    if (keys.length > 0) this.sentenceKeys.set(id, keys);
-    else this.sentenceKeys.delete(id);
   }
 
   private get vectors(): VectorIndex | undefined {
@@ -201,35 +174,29 @@ export class SemanticStore {
   }
 
   /**
-   * Entries it holds (texts, vectors, name and sentence vectors): `memoryBytes` moves with it, so a size counted at
-   * another value is stale (vectors are made lazily, long after an index is built or loaded).
+   * Entries it holds (texts, vectors and name vectors): `memoryBytes` moves with it, so a size counted at another
+   * value is stale (vectors are made lazily, long after an index is built or loaded).
    */
   get entries(): number {
-    return this.items.texts.size + this.vectorCount + this.nameVectorCount + (this.sentences.vectors?.size ?? 0);
+    return this.items.texts.size + this.vectorCount + this.nameVectorCount;
   }
 
-  /**
-   * Bytes it holds: the texts, names and sentences it embeds and their vectors (`EmbeddedTexts.memoryBytes`), and
-   * each item's list of sentence keys (the key strings, a map entry and an array slot each).
-   */
+  /** Bytes it holds: the texts and names it embeds and their vectors (`EmbeddedTexts.memoryBytes`). */
   memoryBytes(): number {
-    let keys = 0;
-    for (const list of this.sentenceKeys.values()) for (const key of list) keys += 8 + 2 * key.length;
-    return this.items.memoryBytes() + this.names.memoryBytes() + this.sentences.memoryBytes() + ENTRY_BYTES * this.sentenceKeys.size + keys;
+    return this.items.memoryBytes() + this.names.memoryBytes();
   }
 
-  /** Number of items still waiting for a vector (of their text, their name or a sentence). */
+  /** Number of items still waiting for a vector (of their text or of their name). */
   get pending(): number {
     const { stale } = this.items;
-    const waiting = new Set<string>();
-    for (const id of this.names.stale) if (!stale.has(id)) waiting.add(id);
-    for (const [id, keys] of this.sentenceKeys) if (!stale.has(id) && keys.some((key) => this.sentences.stale.has(key))) waiting.add(id);
-    return stale.size + waiting.size;
+    let names = 0;
+    for (const id of this.names.stale) if (!stale.has(id)) names++;
+    return stale.size + names;
   }
 
   /** Embeds every item that needs it (from the cache where possible). Concurrent calls share one run. */
   async prepare(onProgress?: EmbedProgress): Promise<void> {
-    while (this.items.stale.size > 0 || this.names.stale.size > 0 || this.sentences.stale.size > 0) {
+    while (this.items.stale.size > 0 || this.names.stale.size > 0) {
       this.preparing ??= this.embedStale(onProgress).finally(() => (this.preparing = undefined));
       await this.preparing;
     }
@@ -310,29 +277,6 @@ export class SemanticStore {
   }
 
   /**
-   * Similarity of each id's closest description sentence, each embedded on its own, to the closest query sentence
-   * (MaxSim); undefined for an id without a sentence vector. Pass only ids the caller may see.
-   */
-  descriptionSentenceScores(ids: readonly string[], query: QueryVectors): (number | undefined)[] {
-    const vectors = this.sentences.vectors;
-    if (!vectors) return ids.map(() => undefined);
-    const keys = ids.map((id) => this.sentenceKeys.get(id) ?? []);
-    const scores = vectors.maxScores(keys.flat(), query);
-    let at = 0;
-    if (process.env.SENTENCE_VARIANT === "top2") {
-      return keys.map((list) => {
-        const mine = scores.slice(at, (at += list.length)).filter((x): x is number => x !== undefined).sort((a, b) => b - a);
-        return mine.length ? (mine[0] + (mine[1] ?? mine[0])) / 2 : undefined;
-      });
-    }
-    return keys.map((list) => {
-      let best: number | undefined;
-      for (const score of scores.slice(at, (at += list.length))) if (score !== undefined && (best === undefined || score > best)) best = score;
-      return best;
-    });
-  }
-
-  /**
    * Similarity of each of `ids` to the closest query sentence after pseudo-relevance feedback (`expandQuery`): each
    * sentence moved toward the mean of the top few of `ranked` (the request's first-stage ranking), or without it of
    * its closest few among `ids`. Pass only ids the caller may see (its search's candidates and ranking); undefined for
@@ -372,8 +316,6 @@ export class SemanticStore {
     const state: VectorState = { embedder: this.embedder!.id, dimensions: this.vectors!.dimensions, ...items };
     const names = this.names.export();
     if (names) state.names = names;
-    const sentences = this.sentences.export();
-    if (sentences) state.sentences = sentences;
     return state;
   }
 
@@ -386,17 +328,15 @@ export class SemanticStore {
     this.vectorsChanged();
     const taken = this.items.import(state, state.dimensions);
     if (state.names) this.names.import(state.names, state.dimensions);
-    if (state.sentences) this.sentences.import(state.sentences, state.dimensions);
     return taken;
   }
 
   private async embedStale(onProgress?: EmbedProgress): Promise<void> {
     const items = this.items.pendingTexts();
     const names = this.names.pendingTexts();
-    const sentences = this.sentences.pendingTexts();
     const embedder = this.getEmbedder();
-    // Texts, names and sentences in one batch: one pass through the cache and the provider.
-    const vectors = await embedder.embedMany([...items.texts, ...names.texts, ...sentences.texts], onProgress);
+    // Names and texts in one batch: one pass through the cache and the provider.
+    const vectors = await embedder.embedMany([...items.texts, ...names.texts], onProgress);
     if (items.ids.length > 0) {
       this.items.reserve(embedder.dimensions, this.items.texts.size);
       this.vectorsChanged();
@@ -404,9 +344,6 @@ export class SemanticStore {
     items.ids.forEach((id, i) => this.items.take(id, items.texts[i], vectors[i]));
     if (names.ids.length > 0) this.names.reserve(embedder.dimensions, this.names.texts.size);
     names.ids.forEach((id, i) => this.names.take(id, names.texts[i], vectors[items.texts.length + i]));
-    const after = items.texts.length + names.texts.length;
-    if (sentences.ids.length > 0) this.sentences.reserve(embedder.dimensions, this.sentences.texts.size);
-    sentences.ids.forEach((key, i) => this.sentences.take(key, sentences.texts[i], vectors[after + i]));
   }
 }
 

@@ -4,7 +4,6 @@
  */
 import type { Tool } from "../catalog/tool.js";
 import { toolTexts } from "../indexes/tool-fields.js";
-import { splitSentences } from "../text/sentences.js";
 
 /** Embedded texts are cut here: USE lite and small ONNX encoders gain little from more, and cost grows with length. */
 export const MAX_EMBEDDED_CHARS = 1000;
@@ -37,32 +36,6 @@ export function toolEmbeddingText(tool: Tool, recipe: ToolTextRecipe = "full"): 
 /** The words a tool's name is embedded as on its own (the ranker's `name_cosine`): its title, else its name. */
 export function toolNameText(tool: Tool): string {
   return clip(nameToWords(tool.title ?? tool.name));
-}
-
-/** Sentences of a description embedded on their own at most: the first few say what a tool is for. */
-export const MAX_TOOL_SENTENCES = 4;
-/** Fewer words than this is a fragment ("Beta.", "See docs."), not a sentence that says what a tool does. */
-export const MIN_SENTENCE_WORDS = 3;
-
-/**
- * The sentences of a tool's description each embedded on their own (the ranker's `sentence_cosine`): the first
- * `MAX_TOOL_SENTENCES` of at least `MIN_SENTENCE_WORDS` words. A general tool's purpose is often its first sentence,
- * diluted in the whole text's vector by its parameters and later sentences. `[]` for a tool without such a sentence.
- */
-export function toolSentenceTexts(tool: Tool): string[] {
-  if (!tool.description) return [];
-  const sentences = splitSentences(tool.description, Number.MAX_SAFE_INTEGER).filter((s) => wordCount(s) >= MIN_SENTENCE_WORDS);
-  const kept = sentences.slice(0, process.env.SENTENCE_VARIANT === "first" ? 1 : MAX_TOOL_SENTENCES);
-  if (process.env.SENTENCE_VARIANT === "params") {
-    const texts = toolTexts(tool);
-    const params = [texts.paramNames && `Parameters: ${texts.paramNames.split(" ").map(nameToWords).join(", ")}.`, texts.paramDescriptions?.replace(/\s+/g, " ")].filter(Boolean).join(" ");
-    if (params) kept.push(params);
-  }
-  return kept.map(clip);
-}
-
-function wordCount(text: string): number {
-  return text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 }
 
 /** The text embedded for a document passage. */

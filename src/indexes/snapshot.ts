@@ -198,7 +198,6 @@ export function vectorParts(state: VectorState | undefined): { header?: Pick<Vec
   if (!state) return { sections: {} };
   const sections: Record<string, Section> = { vectors: state.vectors, vectorIds: state.ids, vectorTexts: state.texts };
   if (state.names) Object.assign(sections, { nameVectors: state.names.vectors, nameVectorIds: state.names.ids, nameVectorTexts: state.names.texts });
-  if (state.sentences) Object.assign(sections, { sentenceVectors: state.sentences.vectors, sentenceVectorIds: state.sentences.ids, sentenceVectorTexts: state.sentences.texts });
   return { header: { embedder: state.embedder, dimensions: state.dimensions }, sections };
 }
 
@@ -211,11 +210,7 @@ export function savedVectors(header: SnapshotHeader, sections: Record<string, Se
   const names = sections.nameVectors instanceof Float32Array && sections.nameVectorIds
     ? { names: { ids: textSection(sections, "nameVectorIds").all(), texts: textSection(sections, "nameVectorTexts").all(), vectors: sections.nameVectors } }
     : {};
-  // Sentence vectors likewise (absent before they existed: embedded on first need).
-  const sentences = sections.sentenceVectors instanceof Float32Array && sections.sentenceVectorIds
-    ? { sentences: { ids: textSection(sections, "sentenceVectorIds").all(), texts: textSection(sections, "sentenceVectorTexts").all(), vectors: sections.sentenceVectors } }
-    : {};
-  return { ...vectors, ...listed, ...names, ...sentences, vectors: sections.vectors };
+  return { ...vectors, ...listed, ...names, vectors: sections.vectors };
 }
 
 /** Refuses a snapshot made with other analysis settings than the loader's. */

@@ -15,7 +15,7 @@ import { checkItem } from "../catalog/validate.js";
 import type { Embedder } from "../embeddings/embedder.js";
 import type { EmbedProgress } from "../embeddings/provider.js";
 import { HYBRID_CANDIDATES, SemanticStore, type VectorState } from "../embeddings/semantic-store.js";
-import { toolEmbeddingText, toolNameText, toolSentenceTexts } from "../embeddings/texts.js";
+import { toolEmbeddingText, toolNameText } from "../embeddings/texts.js";
 import { describeLocation, ToolsearchError, unknownName } from "../errors.js";
 import { Bm25fIndex, type Bm25fOptions, type Bm25fScoring, type Bm25fSubset } from "../engines/bm25f.js";
 import { candidateScoring, type FitResult, type FitTarget, fitFusionWeight, type FusionFitResult, fitLexicalRanking, pseudoQueries, isLexicalRanking, type LexicalRanking } from "./catalog-fit.js";
@@ -214,7 +214,7 @@ export class ToolIndex {
     this.deferred = undefined;
     for (const tool of this.tools.values()) {
       this.regex.add({ id: tool.name, fields: regexFields(tool, toolTexts(tool)) });
-      this.semantic.set(tool.name, toolEmbeddingText(tool, this.embeddingText), toolNameText(tool), toolSentenceTexts(tool));
+      this.semantic.set(tool.name, toolEmbeddingText(tool, this.embeddingText), toolNameText(tool));
     }
     if (vectors) this.semantic.importVectors(vectors);
   }
@@ -563,7 +563,7 @@ export class ToolIndex {
     this.bm25.addTermRuns(tool.name, ids.ids, this.bag ? [ids.length] : ends);
     if (this.deferred) return; // made from `tools` on first need (see `deferred`)
     this.regex.add({ id: tool.name, fields: regexFields(tool, texts) });
-    this.semantic.set(tool.name, toolEmbeddingText(tool, this.embeddingText), toolNameText(tool), toolSentenceTexts(tool));
+    this.semantic.set(tool.name, toolEmbeddingText(tool, this.embeddingText), toolNameText(tool));
   }
 
   private analyzeInto(text: string, out: IdList): void {

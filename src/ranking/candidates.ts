@@ -21,8 +21,6 @@ export interface EvidenceSources {
   centrality?(id: string): number | undefined;
   /** The cosines of ids' names, each embedded on its own, to the query (undefined without a name vector). */
   nameCosines?(ids: string[]): (number | undefined)[];
-  /** The cosines of ids' closest description sentences, each embedded on its own, to the query (MaxSim). */
-  sentenceCosines?(ids: string[]): (number | undefined)[];
   /**
    * The cosines of ids to the query after pseudo-relevance feedback (undefined without vectors): from the top of
    * `ranked` (the first-stage ranking, best first) when given, else from the ids closest to each sentence.
@@ -65,7 +63,6 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
   const outside = order.filter((id) => !lexical.has(id));
   const outsideScores = new Map(sources.lexicalScores(outside).map((score, i) => [outside[i], score]));
   const nameCosines = sources.nameCosines?.(order);
-  const sentenceCosines = sources.sentenceCosines?.(order);
   // Pseudo-relevance feedback from the first-stage ranking's top tools (the unlearned hybrid's), as PRF reads the
   // first run's top documents: it ranks better than the cosine alone, so its top few are likelier to be on topic.
   const feedbackCosines = sources.feedbackCosines?.(order, lists.fused?.map((hit) => hit.id));
@@ -85,7 +82,6 @@ export function gatherEvidence(sources: EvidenceSources, lists: EngineLists, ids
     if (sources.cosine) out.cosine = den?.score ?? lists.cosines?.get(id) ?? sources.cosine(id) ?? 0;
     if (sources.centrality) out.centrality = sources.centrality(id) ?? 0;
     if (nameCosines) out.nameCosine = nameCosines[at] ?? 0;
-    if (sentenceCosines) out.sentenceCosine = sentenceCosines[at] ?? 0;
     if (feedbackCosines) out.feedbackCosine = feedbackCosines[at] ?? 0;
     return out;
   });

@@ -35,11 +35,6 @@ export interface CandidateEvidence {
    * first-stage ranking's top few tools (dense evidence only; `SemanticStore.feedbackScores`).
    */
   feedbackCosine?: number;
-  /**
-   * Cosine of the closest query sentence to the closest of the tool's description sentences, each embedded on its
-   * own (MaxSim; dense evidence only; `SemanticStore.descriptionSentenceScores`).
-   */
-  sentenceCosine?: number;
 }
 
 /** The evidence of one query: its analyzed words, the index's field names, and every candidate. */
@@ -59,7 +54,6 @@ export const FEATURE_NAMES = [
   "part_bm25f", "part_bm25f_rank", "part_plain", "part_name", "part_description", "part_params", "part_category",
   "part_cover", "part_cover_idf", "part_all_terms", "part_cosine", "part_cosine_gap", "part_dense_rank",
   "centrality", "split", "name_cosine", "part_name_cosine", "prf_cosine", "part_prf_cosine",
-  "sentence_cosine", "part_sentence_cosine",
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -74,7 +68,7 @@ const PART_OF = [
   ["part_description", "description"], ["part_params", "params"], ["part_category", "category"],
   ["part_cover", "cover"], ["part_cover_idf", "cover_idf"], ["part_all_terms", "all_terms"],
   ["part_cosine", "cosine"], ["part_cosine_gap", "cosine_gap"], ["part_dense_rank", "dense_rank"],
-  ["part_name_cosine", "name_cosine"], ["part_prf_cosine", "prf_cosine"], ["part_sentence_cosine", "sentence_cosine"],
+  ["part_name_cosine", "name_cosine"], ["part_prf_cosine", "prf_cosine"],
 ] as const satisfies readonly (readonly [FeatureName, FeatureName])[];
 
 /** The features a model over BM25 alone may use (no embeddings exist). */
@@ -179,7 +173,6 @@ function requestRows(evidence: QueryEvidence): Float64Array[] {
     row[F.centrality] = c.centrality ?? 0;
     row[F.name_cosine] = c.nameCosine ?? 0;
     row[F.prf_cosine] = c.feedbackCosine ?? 0;
-    row[F.sentence_cosine] = c.sentenceCosine ?? 0;
     return row;
   });
 }

@@ -114,11 +114,6 @@ export function readsFeedback(model: LearnedModel): boolean {
   return featuresRead(model).some((name) => name === "prf_cosine" || name === "part_prf_cosine");
 }
 
-/** Whether a model reads the cosines of tools' description sentences (search computes them only then). */
-export function readsSentences(model: LearnedModel): boolean {
-  return featuresRead(model).some((name) => name === "sentence_cosine" || name === "part_sentence_cosine");
-}
-
 /** The features a model's score depends on: a linear model's list, or those its trees split on. */
 function featuresRead(model: LearnedModel): readonly FeatureName[] {
   return model.kind === "trees" && !model.weights ? model.trees.flatMap((tree) => [...treeFeatures(tree)]) : model.features;

@@ -14,28 +14,27 @@ import { lexicalOf, type SearchEngines } from "./engines.js";
  * `byClause`: also what each clause of the request, as a request of its own, says about the same candidates (a tool
  * that serves one step of a task matches that step's words, not the whole request's); a model without `part_`
  * features or coverage does not read it. `reads.feedback`: also the cosines after pseudo-relevance feedback, which a
- * model without `prf_` features does not read; `reads.sentences`: also the description sentences' cosines.
+ * model without `prf_` features does not read.
  */
 export function queryEvidence(terms: string[], lists: ModelLists, engines: SearchEngines, vector?: QueryVectors, reads: EvidenceReads = ALL): QueryEvidence {
-  const evidence = gatherEvidence(evidenceSources(terms, engines, vector, reads), lists);
+  const evidence = gatherEvidence(evidenceSources(terms, engines, vector, reads.feedback), lists);
   if (lists.parts && reads.clauses) {
     const ids = evidence.candidates.map((c) => c.id);
-    evidence.clauses = lists.parts.map((part) => gatherEvidence(evidenceSources(part.terms, engines, part.vector, reads), part.lists, ids));
+    evidence.clauses = lists.parts.map((part) => gatherEvidence(evidenceSources(part.terms, engines, part.vector, reads.feedback), part.lists, ids));
   }
   return evidence;
 }
 
-/** Which optional evidence a model reads (`readsClauses`, `readsFeedback`, `readsSentences`). */
+/** Which optional evidence a model reads (`readsClauses`, `readsFeedback`). */
 export interface EvidenceReads {
   clauses: boolean;
   feedback: boolean;
-  sentences: boolean;
 }
 
-const ALL: EvidenceReads = { clauses: true, feedback: true, sentences: true };
+const ALL: EvidenceReads = { clauses: true, feedback: true };
 
 /** How the ranker asks the engines about a candidate missing from their lists. */
-function evidenceSources(terms: string[], engines: SearchEngines, vector: QueryVectors | undefined, reads: EvidenceReads): EvidenceSources {
+function evidenceSources(terms: string[], engines: SearchEngines, vector: QueryVectors | undefined, feedback: boolean): EvidenceSources {
   const { index, query, fields } = lexicalOf(engines);
   return {
     fields,
@@ -49,8 +48,7 @@ function evidenceSources(terms: string[], engines: SearchEngines, vector: QueryV
     }),
     centrality: vector && ((id) => engines.semantic.centrality(id, engines.accept)),
     nameCosines: vector && ((ids) => engines.semantic.nameScores(ids, vector)),
-    sentenceCosines: vector && reads.sentences ? (ids) => engines.semantic.descriptionSentenceScores(ids, vector) : undefined,
     // The candidates are the caller's (every list was filtered by its visibility): only they feed the feedback.
-    feedbackCosines: vector && reads.feedback ? (ids, ranked) => engines.semantic.feedbackScores(ids, vector, ranked) : undefined,
+    feedbackCosines: vector && feedback ? (ids, ranked) => engines.semantic.feedbackScores(ids, vector, ranked) : undefined,
   };
 }

@@ -17,7 +17,7 @@
  * (`embedQuery`) before calling `searchTools`. docs/search-pipeline.md walks through it.
  */
 import type { QueryEvidence } from "../ranking/features.js";
-import { readsClauses, readsFeedback, readsSentences } from "../ranking/model.js";
+import { readsClauses, readsFeedback } from "../ranking/model.js";
 import { rankLearned } from "../ranking/rank.js";
 import type { ToolHit } from "../indexes/tool-index-options.js";
 import { curate } from "./curation.js";
@@ -35,7 +35,7 @@ export function searchTools(query: string, request: ToolSearchRequest, engines: 
   const candidates = findCandidates(query, terms, request, engines, embedding);
   // 2–3. Every engine's evidence as features, ranked by the model (where the request has one).
   const ranked = request.model && candidates.lists
-    ? rankLearned(request.model, queryEvidence(terms, candidates.lists, engines, embedding?.whole, { clauses: readsClauses(request.model), feedback: readsFeedback(request.model), sentences: readsSentences(request.model) }))
+    ? rankLearned(request.model, queryEvidence(terms, candidates.lists, engines, embedding?.whole, { clauses: readsClauses(request.model), feedback: readsFeedback(request.model) }))
     : candidates.ranking;
   // 4. Curation within what the caller sees: group lifts, the learned usage blend, pins, the limit.
   const curated = curate(query, terms, ranked, request, engines);

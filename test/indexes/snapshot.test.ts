@@ -6,7 +6,6 @@ import type { EmbeddingProvider } from "../../src/embeddings/provider.js";
 import { ToolsearchError } from "../../src/errors.js";
 import { decodeSnapshot, encodeSnapshot, type Section } from "../../src/indexes/snapshot.js";
 import { ToolIndex } from "../../src/indexes/tool-index.js";
-import { toolSentenceTexts } from "../../src/embeddings/texts.js";
 import { CountingProvider, useLite } from "../embeddings/helpers.js";
 import { fixture } from "../helpers/files.js";
 
@@ -96,15 +95,11 @@ describe("ToolIndex snapshots", () => {
     const loaded = ToolIndex.fromSnapshot(snapshot, { embedder: uncached(counting) });
     loaded.replace({ name: "get_timezone", description: "Time zone and UTC offset of a place", input_schema: { type: "object", properties: {} } });
     await loaded.prepareEmbeddings();
-    // Its new text and its description's one sentence; its name did not change.
-    assert.equal(counting.seen.length, 2);
-    assert.ok(counting.seen.includes("Time zone and UTC offset of a place"));
+    assert.equal(counting.seen.length, 1);
     const other = new CountingProvider({ id: "other-model", dimensions: 512, embed: (texts) => useLite.embed(texts) });
     const elsewhere = ToolIndex.fromSnapshot(snapshot, { embedder: uncached(other) });
     await elsewhere.prepareEmbeddings();
-    const sentences = built.names().reduce((n, name) => n + toolSentenceTexts(built.get(name)!).length, 0);
-    assert.ok(sentences > 0);
-    assert.equal(other.seen.length, 2 * built.size + sentences, "each tool's text, its name and its description's sentences");
+    assert.equal(other.seen.length, 2 * built.size, "each tool's text and its name");
   });
 
   it("keeps the name vectors: the ranker's evidence of a loaded index is the built one's, a pre-name snapshot's too", async () => {
@@ -126,38 +121,11 @@ describe("ToolIndex snapshots", () => {
     const older = decodeSnapshot(bytes, "tools");
     const { format: _format, sections: _table, ...rest } = older.header as Record<string, unknown>;
     const plain: Record<string, Section> = {};
-    for (const [name, section] of Object.entries(older.sections)) if (!/^(name|sentence)/.test(name)) plain[name] = "all" in section ? section.all() : section;
+    for (const [name, section] of Object.entries(older.sections)) if (!name.startsWith("name")) plain[name] = "all" in section ? section.all() : section;
     const before = new CountingProvider();
     const fromOlder = ToolIndex.fromSnapshot(encodeSnapshot(rest as typeof older.header, plain, 3), { embedder: uncached(before) });
     assert.deepEqual(await evidence(fromOlder), expected);
     assert.equal(before.seen.filter((text) => built.names().some((name) => text === name.replace(/_/g, " "))).length, built.size);
-  });
-
-  it("keeps the description sentences' vectors: a loaded index embeds none of them, and answers as the built one", async () => {
-    const built = await ToolIndex.fromFile(paths[0], { embedder: uncached(new CountingProvider()) });
-    await built.prepareEmbeddings();
-    const bytes = built.snapshot();
-    const { sections } = decodeSnapshot(bytes, "tools");
-    assert.ok(sections.sentenceVectors instanceof Float32Array && sections.sentenceVectorIds, "the snapshot holds the sentence vectors");
-    const request = "will it rain tomorrow and what is the stock price of Apple";
-    const evidence = async (index: ToolIndex) => (await index.rankerEvidence(request, { engine: "hybrid" }))!.evidence;
-    const expected = await evidence(built);
-    assert.ok(expected.candidates.some((c) => c.sentenceCosine! > 0));
-    const counting = new CountingProvider();
-    const loaded = ToolIndex.fromSnapshot(bytes, { embedder: uncached(counting) });
-    assert.deepEqual(await evidence(loaded), expected);
-    const sentences = new Set(built.names().flatMap((name) => toolSentenceTexts(built.get(name)!)));
-    assert.ok(counting.seen.every((text) => !sentences.has(text)), "no sentence re-embedded");
-
-    // A snapshot written before sentences had vectors: they are embedded on first need, and answer the same.
-    const older = decodeSnapshot(bytes, "tools");
-    const { format: _format, sections: _table, ...rest } = older.header as Record<string, unknown>;
-    const plain: Record<string, Section> = {};
-    for (const [name, section] of Object.entries(older.sections)) if (!name.startsWith("sentence")) plain[name] = "all" in section ? section.all() : section;
-    const before = new CountingProvider();
-    const fromOlder = ToolIndex.fromSnapshot(encodeSnapshot(rest as typeof older.header, plain, 3), { embedder: uncached(before) });
-    assert.deepEqual(await evidence(fromOlder), expected);
-    assert.equal(before.seen.filter((text) => sentences.has(text)).length, sentences.size);
   });
 
   it("refuses damaged or mismatched snapshots with snapshot_invalid", async () => {

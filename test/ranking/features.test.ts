@@ -155,42 +155,6 @@ describe("ranker features on a hand-made catalog", () => {
     for (const row of featureRows(await lexical("send an email"))) assert.equal(row[featureIndex("name_cosine")], 0);
   });
 
-  it("reads the cosine of the request to each candidate's closest description sentence, whole and by clause", async () => {
-    const described = normalizeTools([
-      { name: "news_tool", description: "Stay connected to global events with up-to-date news. Search articles by keyword or by topic. Beta.", input_schema: { type: "object", properties: { q: { type: "string" } } } },
-      { name: "stock_quote", description: "Latest stock price of a listed company", input_schema: { type: "object", properties: {} } },
-      { name: "ping", description: "Ping.", input_schema: { type: "object", properties: {} } },
-    ]);
-    const hybrid = new ToolIndex(described, { bm25: { fit: false }, embedder: new Embedder(new LetterProvider()), ranker: false });
-    const query = "find the latest news about electric cars and the stock price of a company";
-    const { evidence } = (await hybrid.rankerEvidence(query, { engine: "hybrid" }))!;
-    const own = new Embedder(new LetterProvider());
-    const request = await own.embedQueries(querySentences(query));
-    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i], 0);
-    const sentences: Record<string, string[]> = {
-      news_tool: ["Stay connected to global events with up-to-date news.", "Search articles by keyword or by topic."],
-      stock_quote: ["Latest stock price of a listed company"],
-      ping: [],
-    };
-    const rows = featureRows(evidence);
-    assert.equal(evidence.candidates.length, 3);
-    for (const [i, c] of evidence.candidates.entries()) {
-      const vectors = await own.embedMany(sentences[c.id]);
-      const expected = sentences[c.id].length ? Math.max(...vectors.flatMap((v) => request.map((q) => dot(v, q)))) : 0;
-      assert.ok(Math.abs(c.sentenceCosine! - expected) < 1e-5, `${c.id}: ${c.sentenceCosine} vs ${expected}`);
-      assert.equal(rows[i][featureIndex("sentence_cosine")], c.sentenceCosine);
-    }
-    // Each clause's sentence cosine is against that clause alone; the part_ feature is the best of request and clauses.
-    const clauses = evidence.clauses!.map(featureRows);
-    assert.ok(clauses.length > 1);
-    const news = evidence.candidates.findIndex((c) => c.id === "news_tool");
-    const best = Math.max(rows[news][featureIndex("sentence_cosine")], ...clauses.map((c) => c[news][featureIndex("sentence_cosine")]));
-    assert.equal(rows[news][featureIndex("part_sentence_cosine")], best);
-    assert.ok(clauses.some((c) => c[news][featureIndex("sentence_cosine")] !== rows[news][featureIndex("sentence_cosine")]), "a clause reads its own vector");
-    // The lexical model has no vectors: no sentence cosine.
-    for (const row of featureRows(await lexical("send an email"))) assert.equal(row[featureIndex("sentence_cosine")], 0);
-  });
-
   it("reads each candidate's cosine after pseudo-relevance feedback from the candidates the caller sees", async () => {
     const embedder = () => new Embedder(new LetterProvider());
     const hidden = normalizeTools([{ name: "weather_report", description: "Weather report and forecast for a city today", input_schema: { type: "object", properties: {} } }]);
