@@ -16,7 +16,7 @@
  * - `sif`: smooth inverse frequency a / (a + p(w)), p(w) the word's share of the catalog's words, a = 1e-3 (Arora et
  *   al. 2017's default);
  * - `sifpc`: `sif` with the catalog's common component removed (the first principal direction of its tools' vectors,
- *   as that paper does), from tools and requests alike.
+ *   as that paper does), from tools and requests alike; `idfpc` the same for `idf`.
  * Each gives four columns, named `<weighting>_word_cosine` (the request's closest sentence to the tool's text, as
  * `cosine` is), `<weighting>_part_word_cosine` (the best of the request and each of its clauses, as the `part_`
  * features), and `<weighting>_word_name_cosine` / `<weighting>_part_word_name_cosine` (the same to the tool's name
@@ -56,7 +56,7 @@ const SETS = [
   { name: "toollens", catalog: "toollens/catalog.json", queries: "toollens/queries.jsonl" },
 ];
 
-const WEIGHTINGS = ["idf", "sif", "sifpc"] as const;
+const WEIGHTINGS = ["idf", "idfpc", "sif", "sifpc"] as const;
 type Weighting = (typeof WEIGHTINGS)[number];
 const COLUMNS = ["word_cosine", "part_word_cosine", "word_name_cosine", "part_word_name_cosine"] as const;
 /** The SIF smoothing constant of Arora, Liang and Ma (2017). */
@@ -101,7 +101,7 @@ function catalogWords(tools: Tool[]): CatalogWords {
 }
 
 function weightOf(kind: Weighting, stats: CatalogWords, word: string): number {
-  if (kind === "idf") {
+  if (kind === "idf" || kind === "idfpc") {
     const df = stats.df.get(word) ?? 0;
     return Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
   }
@@ -161,7 +161,7 @@ function space(kind: Weighting, tools: Tool[], stats: CatalogWords, vectors: Map
   const raw = (text: string) => textVector(text, kind, stats, vectors);
   const textRaw = new Map(tools.map((t) => [t.name, raw(toolEmbeddingText(t))]));
   const nameRaw = new Map(tools.map((t) => [t.name, raw(toolNameText(t))]));
-  const component = kind === "sifpc" ? firstComponent([...textRaw.values()].filter((v): v is Float64Array => !!v).map((v) => unit(v)!)) : undefined;
+  const component = kind.endsWith("pc") ? firstComponent([...textRaw.values()].filter((v): v is Float64Array => !!v).map((v) => unit(v)!)) : undefined;
   const text = new Map([...textRaw].map(([id, v]) => [id, unit(v, component)]));
   const name = new Map([...nameRaw].map(([id, v]) => [id, unit(v, component)]));
   return { text, name, request: (s: string) => unit(raw(s), component) };
