@@ -47,7 +47,7 @@ import { loadQueries } from "../src/eval/queries.js";
 import { pairQueries } from "../src/eval/query-pairs.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
 import { PLAIN_TOOL_BM25 } from "../src/indexes/tool-index-options.js";
-import { FEATURE_NAMES, type FeatureName, featureRows, LEXICAL_FEATURES } from "../src/ranking/features.js";
+import { completeRow, FEATURE_NAMES, type FeatureName, featureRows, LEXICAL_FEATURES, PRODUCTS } from "../src/ranking/features.js";
 import { type LearnedModel, type LinearModel, type RankerModel, scoreRow } from "../src/ranking/model.js";
 import { BOOST_DEFAULTS, type BoostOptions, boostTrees } from "../src/ranking/boost.js";
 import { coverClauses } from "../src/ranking/coverage.js";
@@ -75,6 +75,8 @@ const { values: args } = parseArgs({
     steps: { type: "string", default: "400" },
     "clause-loss": { type: "string", default: "0" },
     drop: { type: "string", default: "" },
+    add: { type: "string", default: "" },
+    bag: { type: "string", default: "0" },
     "model-kind": { type: "string", default: "linear" },
     searches: { type: "string", default: "hybrid,lexical" },
     "tree-loss": { type: "string", default: BOOST_DEFAULTS.loss },
@@ -166,7 +168,8 @@ async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]
     const stored = JSON.parse(readFileSync(file, "utf8")) as StoredQuery<number[]>[];
     // Files written before a feature was added have shorter rows: computed again rather than read as zeros.
     const row = stored.find((q) => q.lexical.rows.length > 0)?.lexical.rows[0];
-    if (!row || row.length === FEATURE_NAMES.length) return stored.map(typed);
+    // Rows stored before the products were added are completed from their own columns (`completeRow`).
+    if (!row || row.length === FEATURE_NAMES.length || row.length === FEATURE_NAMES.length - PRODUCTS.length) return stored.map(typed);
     process.stderr.write(`${file}: features of an older version, computing them again\n`);
   }
   const started = Date.now();
@@ -204,7 +207,12 @@ async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]
 
 /** A stored query with its feature rows as the typed rows the models score. */
 function typed(q: StoredQuery<number[]>): StoredQuery {
-  const table = (t: { ids: string[]; rows: number[][] }) => ({ ids: t.ids, rows: t.rows.map((r) => Float64Array.from(r)) });
+  const full = (r: number[]) => {
+    const row = new Float64Array(FEATURE_NAMES.length);
+    row.set(r);
+    return completeRow(row);
+  };
+  const table = (t: { ids: string[]; rows: number[][] }) => ({ ids: t.ids, rows: t.rows.map(full) });
   return {
     ...q,
     hybrid: { ...table(q.hybrid), ...(q.hybrid.clauses ? { clauses: q.hybrid.clauses.map(table) } : {}) },
@@ -222,8 +230,12 @@ type Kind = "hybrid" | "lexical";
 /** Features left out of training (`--drop a,b`): to measure what a feature adds, from the same stored rows. */
 const DROPPED = new Set(args.drop!.split(",").filter(Boolean));
 for (const name of DROPPED) if (!FEATURE_NAMES.includes(name as FeatureName)) throw new Error(`--drop ${name}: not a feature`);
+/** Products of features (`PRODUCTS`) a model reads only when asked for (`--add a,b`): measured against the same rows without them. */
+const ADDED = new Set(args.add!.split(",").filter(Boolean));
+for (const name of ADDED) if (!PRODUCTS.some(([p]) => p === name)) throw new Error(`--add ${name}: not one of ${PRODUCTS.map(([p]) => p).join(", ")}`);
+const OPTIONAL = new Set<string>(PRODUCTS.map(([p]) => p).filter((p) => !ADDED.has(p)));
 const KIND_FEATURES: Record<Kind, readonly FeatureName[]> = {
-  hybrid: FEATURE_NAMES.filter((name) => !DROPPED.has(name)),
+  hybrid: FEATURE_NAMES.filter((name) => !DROPPED.has(name) && !OPTIONAL.has(name)),
   lexical: LEXICAL_FEATURES.filter((name) => !DROPPED.has(name)),
 };
 
@@ -234,6 +246,8 @@ interface TrainingQuery {
   /** How many of the candidates are relevant. */
   relevant: number;
   weight: number;
+  /** The query file it comes from. */
+  file: string;
   /** A request of several clauses: each clause's candidates against that clause (rows and labels as above). */
   clauses?: { x: Float64Array; labels: Uint8Array; relevant: number }[];
 }
@@ -261,7 +275,7 @@ function trainingData(kind: Kind, sets: Sets): TrainingQuery[] {
         return { x, labels, relevant: labels.reduce((a, b) => a + b, 0) };
       };
       const clauses = "clauses" in q[kind] ? (q[kind] as StoredQuery["hybrid"]).clauses?.map(list).filter((c) => c.relevant > 0) : undefined;
-      data.push({ ...list(q[kind]), weight: spec.weight / usable.length, ...(clauses?.length ? { clauses } : {}) });
+      data.push({ ...list(q[kind]), weight: spec.weight / usable.length, file: spec.name, ...(clauses?.length ? { clauses } : {}) });
     }
   }
   return data;
@@ -269,7 +283,42 @@ function trainingData(kind: Kind, sets: Sets): TrainingQuery[] {
 
 /** The model of `kind` trained on `sets`, of the kind asked for (`--model-kind`). */
 function train(kind: Kind, sets: Sets): LearnedModel {
-  return MODEL_KIND === "trees" ? trainTrees(kind, sets) : trainLinear(kind, trainingData(kind, sets));
+  if (MODEL_KIND === "trees") return trainTrees(kind, sets);
+  const data = trainingData(kind, sets);
+  return BAG > 0 ? trainBagged(kind, data) : trainLinear(kind, data);
+}
+
+/** How many bootstrap resamples a bagged linear model averages (--bag; 0: one model on all the data). */
+const BAG = Number(args.bag);
+
+/**
+ * A bagged linear model: the mean weights of BAG linear models, each trained on a bootstrap resample of the queries
+ * (drawn with replacement within each query file, so every file keeps its share). A mean of linear models is one
+ * linear model, so it costs nothing at search time; it only lowers the variance of the weights.
+ */
+function trainBagged(kind: Kind, data: TrainingQuery[]): LinearModel {
+  const random = mulberry32(36);
+  const files = new Map<string, number[]>();
+  data.forEach((q, i) => (files.get(q.file) ?? files.set(q.file, []).get(q.file)!).push(i));
+  const sum = new Float64Array(KIND_FEATURES[kind].length);
+  for (let b = 0; b < BAG; b++) {
+    const counts = new Float64Array(data.length);
+    for (const members of files.values()) for (let k = 0; k < members.length; k++) counts[members[Math.floor(random() * members.length)]]++;
+    const resample = data.map((q, i) => ({ ...q, weight: q.weight * counts[i] })).filter((q) => q.weight > 0);
+    trainLinear(kind, resample).weights.forEach((w, j) => (sum[j] += w / BAG));
+  }
+  return { features: [...KIND_FEATURES[kind]], weights: [...sum].map((x) => Math.round(x * 1e4) / 1e4) };
+}
+
+/** A small seeded generator (mulberry32), so bagged models are the same on every run. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 /**
