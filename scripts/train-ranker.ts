@@ -16,7 +16,8 @@
  * default every: each relevant candidate is asked for; any: their mass together; the others in `ranker-losses.ts`,
  * lambda and recall weighing pairs by the change of nDCG@K / recall@K, K = --at, default 10), --clause-loss W (each
  * clause of a split request also asks for any of the task's tools, weighted W; default 0), --l2 (1e-4), --steps (400),
- * --no-coverage (no clause coverage weight), --data DIR (default ../shared/data), --cache FILE (embedding cache,
+ * --bag N (linear only: the mean of N models, each trained on a bootstrap resample of the queries within each file;
+ * default 0, one model), --no-coverage (no clause coverage weight), --data DIR (default ../shared/data), --cache FILE (embedding cache,
  * default .bench-out/embeddings.sqlite),
  * --out DIR (features, default .bench-out/ranker), --refresh (recompute features), --max-queries N (per query file,
  * evenly spread). The first run embeds every catalog and query with USE lite (minutes on a loaded machine) and writes
@@ -44,10 +45,11 @@ import { Embedder } from "../src/embeddings/embedder.js";
 import { UseLiteProvider } from "../src/embeddings/use-lite.js";
 import { ndcgAt, recallAt } from "../src/eval/metrics.js";
 import { loadQueries } from "../src/eval/queries.js";
+import { seededRandom } from "../src/eval/seeded-random.js";
 import { pairQueries } from "../src/eval/query-pairs.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
 import { PLAIN_TOOL_BM25 } from "../src/indexes/tool-index-options.js";
-import { completeRow, FEATURE_NAMES, type FeatureName, featureRows, LEXICAL_FEATURES, PRODUCTS } from "../src/ranking/features.js";
+import { FEATURE_NAMES, type FeatureName, featureRows, LEXICAL_FEATURES } from "../src/ranking/features.js";
 import { type LearnedModel, type LinearModel, type RankerModel, scoreRow } from "../src/ranking/model.js";
 import { BOOST_DEFAULTS, type BoostOptions, boostTrees } from "../src/ranking/boost.js";
 import { coverClauses } from "../src/ranking/coverage.js";
@@ -75,7 +77,6 @@ const { values: args } = parseArgs({
     steps: { type: "string", default: "400" },
     "clause-loss": { type: "string", default: "0" },
     drop: { type: "string", default: "" },
-    add: { type: "string", default: "" },
     bag: { type: "string", default: "0" },
     "model-kind": { type: "string", default: "linear" },
     searches: { type: "string", default: "hybrid,lexical" },
@@ -168,8 +169,7 @@ async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]
     const stored = JSON.parse(readFileSync(file, "utf8")) as StoredQuery<number[]>[];
     // Files written before a feature was added have shorter rows: computed again rather than read as zeros.
     const row = stored.find((q) => q.lexical.rows.length > 0)?.lexical.rows[0];
-    // Rows stored before the products were added are completed from their own columns (`completeRow`).
-    if (!row || row.length === FEATURE_NAMES.length || row.length === FEATURE_NAMES.length - PRODUCTS.length) return stored.map(typed);
+    if (!row || row.length === FEATURE_NAMES.length) return stored.map(typed);
     process.stderr.write(`${file}: features of an older version, computing them again\n`);
   }
   const started = Date.now();
@@ -207,12 +207,7 @@ async function extract(spec: SetSpec, embedder: Embedder): Promise<StoredQuery[]
 
 /** A stored query with its feature rows as the typed rows the models score. */
 function typed(q: StoredQuery<number[]>): StoredQuery {
-  const full = (r: number[]) => {
-    const row = new Float64Array(FEATURE_NAMES.length);
-    row.set(r);
-    return completeRow(row);
-  };
-  const table = (t: { ids: string[]; rows: number[][] }) => ({ ids: t.ids, rows: t.rows.map(full) });
+  const table = (t: { ids: string[]; rows: number[][] }) => ({ ids: t.ids, rows: t.rows.map((r) => Float64Array.from(r)) });
   return {
     ...q,
     hybrid: { ...table(q.hybrid), ...(q.hybrid.clauses ? { clauses: q.hybrid.clauses.map(table) } : {}) },
@@ -230,12 +225,8 @@ type Kind = "hybrid" | "lexical";
 /** Features left out of training (`--drop a,b`): to measure what a feature adds, from the same stored rows. */
 const DROPPED = new Set(args.drop!.split(",").filter(Boolean));
 for (const name of DROPPED) if (!FEATURE_NAMES.includes(name as FeatureName)) throw new Error(`--drop ${name}: not a feature`);
-/** Products of features (`PRODUCTS`) a model reads only when asked for (`--add a,b`): measured against the same rows without them. */
-const ADDED = new Set(args.add!.split(",").filter(Boolean));
-for (const name of ADDED) if (!PRODUCTS.some(([p]) => p === name)) throw new Error(`--add ${name}: not one of ${PRODUCTS.map(([p]) => p).join(", ")}`);
-const OPTIONAL = new Set<string>(PRODUCTS.map(([p]) => p).filter((p) => !ADDED.has(p)));
 const KIND_FEATURES: Record<Kind, readonly FeatureName[]> = {
-  hybrid: FEATURE_NAMES.filter((name) => !DROPPED.has(name) && !OPTIONAL.has(name)),
+  hybrid: FEATURE_NAMES.filter((name) => !DROPPED.has(name)),
   lexical: LEXICAL_FEATURES.filter((name) => !DROPPED.has(name)),
 };
 
@@ -297,7 +288,7 @@ const BAG = Number(args.bag);
  * linear model, so it costs nothing at search time; it only lowers the variance of the weights.
  */
 function trainBagged(kind: Kind, data: TrainingQuery[]): LinearModel {
-  const random = mulberry32(36);
+  const random = seededRandom(36);
   const files = new Map<string, number[]>();
   data.forEach((q, i) => (files.get(q.file) ?? files.set(q.file, []).get(q.file)!).push(i));
   const sum = new Float64Array(KIND_FEATURES[kind].length);
@@ -310,16 +301,6 @@ function trainBagged(kind: Kind, data: TrainingQuery[]): LinearModel {
   return { features: [...KIND_FEATURES[kind]], weights: [...sum].map((x) => Math.round(x * 1e4) / 1e4) };
 }
 
-/** A small seeded generator (mulberry32), so bagged models are the same on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Fits a linear model with a listwise softmax loss (each query: −log of the probability mass the model puts on its

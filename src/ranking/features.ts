@@ -54,8 +54,6 @@ export const FEATURE_NAMES = [
   "part_bm25f", "part_bm25f_rank", "part_plain", "part_name", "part_description", "part_params", "part_category",
   "part_cover", "part_cover_idf", "part_all_terms", "part_cosine", "part_cosine_gap", "part_dense_rank",
   "centrality", "split", "name_cosine", "part_name_cosine", "prf_cosine", "part_prf_cosine",
-  "split_part_cosine", "split_part_prf_cosine", "split_part_name_cosine", "split_part_bm25f", "split_part_cover_idf",
-  "centrality_part_cosine", "centrality_part_prf_cosine",
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -72,25 +70,6 @@ const PART_OF = [
   ["part_cosine", "cosine"], ["part_cosine_gap", "cosine_gap"], ["part_dense_rank", "dense_rank"],
   ["part_name_cosine", "name_cosine"], ["part_prf_cosine", "prf_cosine"],
 ] as const satisfies readonly (readonly [FeatureName, FeatureName])[];
-
-/**
- * Products of two features, computed from the row after everything else (so a stored row of the features before
- * them can be completed exactly, `completeRow`). `split` × a clause feature lets a linear model lean on the best
- * clause's evidence more as the request has more clauses; `centrality` × a clause cosine lets it lift a general tool
- * where it is on the topic of a step, not everywhere.
- */
-export const PRODUCTS = [
-  ["split_part_cosine", "split", "part_cosine"], ["split_part_prf_cosine", "split", "part_prf_cosine"],
-  ["split_part_name_cosine", "split", "part_name_cosine"], ["split_part_bm25f", "split", "part_bm25f"],
-  ["split_part_cover_idf", "split", "part_cover_idf"],
-  ["centrality_part_cosine", "centrality", "part_cosine"], ["centrality_part_prf_cosine", "centrality", "part_prf_cosine"],
-] as const satisfies readonly (readonly [FeatureName, FeatureName, FeatureName])[];
-
-/** Fills a row's products (`PRODUCTS`) from its other features. */
-export function completeRow(row: Float64Array): Float64Array {
-  for (const [name, a, b] of PRODUCTS) row[F[name]] = row[F[a]] * row[F[b]];
-  return row;
-}
 
 /** The features a model over BM25 alone may use (no embeddings exist). */
 export const LEXICAL_FEATURES: readonly FeatureName[] = FEATURE_NAMES.slice(0, 11);
@@ -142,9 +121,7 @@ export function featureTables(evidence: QueryEvidence): FeatureTables {
       row[F[part]] = best;
     }
     row[F.split] = split;
-    completeRow(row);
   });
-  for (const table of clauses) table.forEach(completeRow);
   return { rows, clauses };
 }
 

@@ -5,7 +5,7 @@ import { ToolIndex } from "../../src/indexes/tool-index.js";
 import { PLAIN_TOOL_BM25 } from "../../src/indexes/tool-index-options.js";
 import { Embedder } from "../../src/embeddings/embedder.js";
 import { querySentences } from "../../src/embeddings/semantic-store.js";
-import { completeRow, FEATURE_NAMES, featureIndex, featureRows, featureTables, plainScore, PRODUCTS, rankFeature } from "../../src/ranking/features.js";
+import { FEATURE_NAMES, featureIndex, featureRows, plainScore, rankFeature } from "../../src/ranking/features.js";
 import { LetterProvider } from "../helpers/letter-provider.js";
 
 const tools = normalizeTools([
@@ -127,23 +127,6 @@ describe("ranker features on a hand-made catalog", () => {
     const single = (await hybrid.rankerEvidence("weather forecast in a city", { engine: "hybrid" }))!.evidence;
     for (const row of featureRows(single)) assert.equal(row[featureIndex("split")], 0);
     for (const row of featureRows(await lexical("weather forecast in a city"))) assert.equal(row[featureIndex("centrality")], 0);
-  });
-  it("fills each product of two features from the row, and a clause's split products with 0", async () => {
-    const hybrid = new ToolIndex(tools, { bm25: { fit: false }, embedder: new Embedder(new LetterProvider()), ranker: false });
-    const query = "send an email message to my boss and get the latest stock price of a company";
-    const { evidence } = (await hybrid.rankerEvidence(query, { engine: "hybrid" }))!;
-    const { rows, clauses } = featureTables(evidence);
-    assert.ok(clauses.length > 1);
-    for (const row of rows) {
-      for (const [name, a, b] of PRODUCTS) assert.equal(row[featureIndex(name)], row[featureIndex(a)] * row[featureIndex(b)], name);
-      assert.ok(row[featureIndex("split_part_cosine")] > 0 || row[featureIndex("part_cosine")] === 0);
-    }
-    // A clause is a request of one clause: not split, so its split products are 0.
-    for (const row of clauses.flat()) assert.equal(row[featureIndex("split_part_cosine")], 0);
-    // A stored row of the features before the products is completed exactly.
-    const stored = new Float64Array(FEATURE_NAMES.length);
-    stored.set(rows[0].subarray(0, FEATURE_NAMES.length - PRODUCTS.length));
-    assert.deepEqual(completeRow(stored), rows[0]);
   });
   it("reads the cosine of the request to each candidate's name embedded on its own, whole and by clause", async () => {
     const hybrid = new ToolIndex(tools, { bm25: { fit: false }, embedder: new Embedder(new LetterProvider()), ranker: false });
