@@ -16,7 +16,8 @@
  * default every: each relevant candidate is asked for; any: their mass together; the others in `ranker-losses.ts`,
  * lambda and recall weighing pairs by the change of nDCG@K / recall@K, K = --at, default 10), --clause-loss W (each
  * clause of a split request also asks for any of the task's tools, weighted W; default 0), --l2 (1e-4), --steps (400),
- * --no-coverage (no clause coverage weight), --data DIR (default ../shared/data), --cache FILE (embedding cache,
+ * --bag N (linear only: the mean of N models, each trained on a bootstrap resample of the queries within each file;
+ * default 0, one model), --no-coverage (no clause coverage weight), --data DIR (default ../shared/data), --cache FILE (embedding cache,
  * default .bench-out/embeddings.sqlite),
  * --out DIR (features, default .bench-out/ranker), --refresh (recompute features), --max-queries N (per query file,
  * evenly spread). The first run embeds every catalog and query with USE lite (minutes on a loaded machine) and writes
@@ -44,6 +45,7 @@ import { Embedder } from "../src/embeddings/embedder.js";
 import { UseLiteProvider } from "../src/embeddings/use-lite.js";
 import { ndcgAt, recallAt } from "../src/eval/metrics.js";
 import { loadQueries } from "../src/eval/queries.js";
+import { seededRandom } from "../src/eval/seeded-random.js";
 import { pairQueries } from "../src/eval/query-pairs.js";
 import { ToolIndex } from "../src/indexes/tool-index.js";
 import { PLAIN_TOOL_BM25 } from "../src/indexes/tool-index-options.js";
@@ -75,6 +77,7 @@ const { values: args } = parseArgs({
     steps: { type: "string", default: "400" },
     "clause-loss": { type: "string", default: "0" },
     drop: { type: "string", default: "" },
+    bag: { type: "string", default: "0" },
     "model-kind": { type: "string", default: "linear" },
     searches: { type: "string", default: "hybrid,lexical" },
     "tree-loss": { type: "string", default: BOOST_DEFAULTS.loss },
@@ -234,6 +237,8 @@ interface TrainingQuery {
   /** How many of the candidates are relevant. */
   relevant: number;
   weight: number;
+  /** The query file it comes from. */
+  file: string;
   /** A request of several clauses: each clause's candidates against that clause (rows and labels as above). */
   clauses?: { x: Float64Array; labels: Uint8Array; relevant: number }[];
 }
@@ -261,7 +266,7 @@ function trainingData(kind: Kind, sets: Sets): TrainingQuery[] {
         return { x, labels, relevant: labels.reduce((a, b) => a + b, 0) };
       };
       const clauses = "clauses" in q[kind] ? (q[kind] as StoredQuery["hybrid"]).clauses?.map(list).filter((c) => c.relevant > 0) : undefined;
-      data.push({ ...list(q[kind]), weight: spec.weight / usable.length, ...(clauses?.length ? { clauses } : {}) });
+      data.push({ ...list(q[kind]), weight: spec.weight / usable.length, file: spec.name, ...(clauses?.length ? { clauses } : {}) });
     }
   }
   return data;
@@ -269,8 +274,33 @@ function trainingData(kind: Kind, sets: Sets): TrainingQuery[] {
 
 /** The model of `kind` trained on `sets`, of the kind asked for (`--model-kind`). */
 function train(kind: Kind, sets: Sets): LearnedModel {
-  return MODEL_KIND === "trees" ? trainTrees(kind, sets) : trainLinear(kind, trainingData(kind, sets));
+  if (MODEL_KIND === "trees") return trainTrees(kind, sets);
+  const data = trainingData(kind, sets);
+  return BAG > 0 ? trainBagged(kind, data) : trainLinear(kind, data);
 }
+
+/** How many bootstrap resamples a bagged linear model averages (--bag; 0: one model on all the data). */
+const BAG = Number(args.bag);
+
+/**
+ * A bagged linear model: the mean weights of BAG linear models, each trained on a bootstrap resample of the queries
+ * (drawn with replacement within each query file, so every file keeps its share). A mean of linear models is one
+ * linear model, so it costs nothing at search time; it only lowers the variance of the weights.
+ */
+function trainBagged(kind: Kind, data: TrainingQuery[]): LinearModel {
+  const random = seededRandom(36);
+  const files = new Map<string, number[]>();
+  data.forEach((q, i) => (files.get(q.file) ?? files.set(q.file, []).get(q.file)!).push(i));
+  const sum = new Float64Array(KIND_FEATURES[kind].length);
+  for (let b = 0; b < BAG; b++) {
+    const counts = new Float64Array(data.length);
+    for (const members of files.values()) for (let k = 0; k < members.length; k++) counts[members[Math.floor(random() * members.length)]]++;
+    const resample = data.map((q, i) => ({ ...q, weight: q.weight * counts[i] })).filter((q) => q.weight > 0);
+    trainLinear(kind, resample).weights.forEach((w, j) => (sum[j] += w / BAG));
+  }
+  return { features: [...KIND_FEATURES[kind]], weights: [...sum].map((x) => Math.round(x * 1e4) / 1e4) };
+}
+
 
 /**
  * Fits a linear model with a listwise softmax loss (each query: −log of the probability mass the model puts on its
