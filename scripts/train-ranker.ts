@@ -301,7 +301,6 @@ function trainBagged(kind: Kind, data: TrainingQuery[]): LinearModel {
   return { features: [...KIND_FEATURES[kind]], weights: [...sum].map((x) => Math.round(x * 1e4) / 1e4) };
 }
 
-
 /**
  * Fits a linear model with a listwise softmax loss (each query: −log of the probability mass the model puts on its
  * relevant candidates), queries weighted so that every set counts by its `weight` whatever its size, with a small L2

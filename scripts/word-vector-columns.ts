@@ -32,6 +32,7 @@ import { parseArgs } from "node:util";
 import { loadCatalogFile } from "../src/catalog/load.js";
 import type { Tool } from "../src/catalog/tool.js";
 import { toolEmbeddingText, toolNameText } from "../src/embeddings/texts.js";
+import { idfOf } from "../src/engines/bm25f-search.js";
 import { loadQueries } from "../src/eval/queries.js";
 import { taskClauses } from "../src/indexes/tool-sets.js";
 import { createAnalyzer } from "../src/text/analyzer.js";
@@ -102,8 +103,7 @@ function catalogWords(tools: Tool[]): CatalogWords {
 
 function weightOf(kind: Weighting, stats: CatalogWords, word: string): number {
   if (kind === "idf" || kind === "idfpc") {
-    const df = stats.df.get(word) ?? 0;
-    return Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
+    return idfOf(stats.n, stats.df.get(word) ?? 0);
   }
   return SIF_A / (SIF_A + (stats.share.get(word) ?? 0));
 }

@@ -344,7 +344,7 @@ export class ToolIndex {
    */
   async search(query: string, options: ToolSearchOptions = {}): Promise<ToolHit[]> {
     const request = searchRequest(options, this.ranker);
-    const embedding = embedsQuery(request.engine) ? await this.embed(query, request, readsNames(request.model)) : undefined;
+    const embedding = embedsQuery(request.engine) ? await this.embed(query, request) : undefined;
     return searchTools(query, request, this.enginesFor(request), embedding);
   }
 
@@ -379,7 +379,7 @@ export class ToolIndex {
    * The query's vectors for a dense engine, once every tool has its vector (and its name's, when `names`: the model in
    * use reads them) and `hybrid`'s fusion is fitted.
    */
-  private async embed(query: string, request: Pick<ToolSearchRequest, "engine" | "sets">, names: boolean): Promise<QueryEmbedding> {
+  private async embed(query: string, request: Pick<ToolSearchRequest, "engine" | "sets" | "model">, names = readsNames(request.model)): Promise<QueryEmbedding> {
     this.undefer();
     await this.semantic.prepare(undefined, { names });
     if (request.engine === "hybrid") await this.fitFusion();
@@ -430,7 +430,7 @@ export class ToolIndex {
     // An explanation has no page: a limit given with its options is not its to check.
     const request = searchRequest({ ...options, limit: undefined }, this.ranker);
     const all = Math.max(1, options.visible ? this.visibleCount(options.visible) : this.size);
-    const embedding = embedsQuery(request.engine) ? await this.embed(query, request, readsNames(request.model)) : undefined;
+    const embedding = embedsQuery(request.engine) ? await this.embed(query, request) : undefined;
     return explainTool(query, name, request, this.engines(options, request.engine !== "regex"), all, embedding);
   }
 

@@ -106,12 +106,12 @@ export function shippedModel(): RankerModel {
 /** Whether a model reads each clause's evidence: `part_` features or coverage (search gathers it only then). */
 export function readsClauses(model: LearnedModel): boolean {
   if ((model.coverage ?? 0) > 0) return true;
-  return featuresRead(model).some((name) => name.startsWith("part_"));
+  return [...featuresRead(model)].some((name) => name.startsWith("part_"));
 }
 
 /** Whether a model reads the cosines after pseudo-relevance feedback (search computes them only then). */
 export function readsFeedback(model: LearnedModel): boolean {
-  return featuresRead(model).some((name) => name === "prf_cosine" || name === "part_prf_cosine");
+  return readsWhole(model, "prf_cosine");
 }
 
 /**
@@ -119,12 +119,26 @@ export function readsFeedback(model: LearnedModel): boolean {
  * embeds names only then, since a name vector serves nothing else.
  */
 export function readsNames(model: LearnedModel | undefined): boolean {
-  return model !== undefined && featuresRead(model).some((name) => name === "name_cosine" || name === "part_name_cosine");
+  return model !== undefined && readsWhole(model, "name_cosine");
 }
 
+/** Whether a model reads `feature` or its `part_` form (the best over the request and its clauses). */
+function readsWhole(model: LearnedModel, feature: FeatureName): boolean {
+  const read = featuresRead(model);
+  return read.has(feature) || read.has(`part_${feature}` as FeatureName);
+}
+
+/** Each model's features read, gathered once per model: searches ask on every request. */
+const readSets = new WeakMap<LearnedModel, ReadonlySet<FeatureName>>();
+
 /** The features a model's score depends on: a linear model's list, or those its trees split on. */
-function featuresRead(model: LearnedModel): readonly FeatureName[] {
-  return model.kind === "trees" && !model.weights ? model.trees.flatMap((tree) => [...treeFeatures(tree)]) : model.features;
+function featuresRead(model: LearnedModel): ReadonlySet<FeatureName> {
+  let read = readSets.get(model);
+  if (!read) {
+    read = new Set(model.kind === "trees" && !model.weights ? model.trees.flatMap((tree) => [...treeFeatures(tree)]) : model.features);
+    readSets.set(model, read);
+  }
+  return read;
 }
 
 /** Each model's feature positions in a row, looked up once per model rather than for every row. */
